@@ -1,0 +1,60 @@
+// hearth-cli models [--json]: the GGUF files installed in the models folder.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_common.h"
+#include "models/catalog.h"
+
+namespace hearth::cli {
+namespace {
+
+struct ModelsOptions {
+  bool json = false;
+  bool verify = false;
+};
+
+void run_models(const ModelsOptions& opt) {
+  const auto installed = models::installed_models();
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& m : installed) {
+    nlohmann::json item = {{"path", m.path.string()},
+                           {"file", m.path.filename().string()},
+                           {"size_bytes", m.size_bytes},
+                           {"catalog_name", m.entry ? m.entry->name : ""}};
+    // Hashing reads the whole file: only on request, or from the catalog when it vouches for it.
+    std::string sha = m.entry ? m.entry->sha256 : "";
+    if (opt.verify) {
+      sha = unwrap(models::sha256_file(m.path));
+      item["verified"] = m.entry ? sha == m.entry->sha256 : false;
+    }
+    item["sha256"] = sha;
+    list.push_back(std::move(item));
+  }
+  if (opt.json) {
+    std::cout << nlohmann::json{{"models_dir", models::models_dir().string()}, {"models", list}}.dump(2) << "\n";
+    return;
+  }
+  std::printf("models folder: %s\n", models::models_dir().c_str());
+  if (list.empty()) std::printf("(no .gguf files installed)\n");
+  for (const auto& item : list) {
+    std::printf("%-40s %10.1f MiB  %s%s\n", item["file"].get<std::string>().c_str(),
+                static_cast<double>(item["size_bytes"].get<std::uint64_t>()) / (1 << 20),
+                item["sha256"].get<std::string>().c_str(),
+                item.contains("verified") ? (item["verified"].get<bool>() ? "  verified" : "  CHECKSUM MISMATCH") : "");
+  }
+}
+
+}  // namespace
+
+void add_models_command(CLI::App& app) {
+  auto opt = std::make_shared<ModelsOptions>();
+  CLI::App* cmd = app.add_subcommand("models", "List installed models (path, size, checksum)");
+  cmd->add_flag("--json", opt->json, "Print JSON");
+  cmd->add_flag("--verify", opt->verify, "Hash each file and compare with the catalog");
+  cmd->callback([opt] { run_models(*opt); });
+}
+
+}  // namespace hearth::cli

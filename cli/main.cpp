@@ -1,0 +1,21 @@
+// hearth-cli: inspect, convert and run models from the terminal. Errors go to
+// stderr as one line with a non-zero exit code.
+#include <cstdio>
+
+#include "cli/cli_common.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Hearth command-line tool: inspect models and run the engine", "hearth-cli"};
+  app.set_version_flag("--version", std::string("hearth-cli ") + HEARTH_VERSION);
+  app.require_subcommand(1);
+  hearth::cli::add_models_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const hearth::cli::Failure& f) {
+    std::fprintf(stderr, "hearth-cli: %s\n", f.message.c_str());
+    return f.exit_code;
+  }
+  return 0;
+}
