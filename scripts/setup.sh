@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs everything Hearth needs on a fresh Debian machine, idempotently:
+# Debian packages, the Python test oracles (project-local .venv), the default
+# model, and a build of the `dev` preset. Used by scripts/run.sh and scripts/test.sh.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$HEARTH_ROOT"
+
+install_apt_packages() {
+  local wanted missing=()
+  wanted=$(grep -v '^\s*#' scripts/apt-packages.txt | grep -v '^\s*$')
+  for p in $wanted; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "Installing Debian packages: ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq || die "apt-get update failed"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+    || die "apt-get install failed for: ${missing[*]}"
+}
+
+install_python_oracles() {
+  local stamp=.venv/.requirements.sha256 want
+  want=$(sha256sum scripts/requirements-test.txt | cut -d' ' -f1)
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
+  say "Installing Python test oracles into .venv"
+  [ -x .venv/bin/python ] || python3 -m venv .venv || die "cannot create .venv (is python3-venv installed?)"
+  .venv/bin/python -m pip install -q --upgrade pip || die "pip upgrade failed"
+  .venv/bin/python -m pip install -q -r scripts/requirements-test.txt || die "pip install of the test oracles failed"
+  echo "$want" > "$stamp"
+}
+
+install_default_model() {
+  .venv/bin/python scripts/fetch_model.py || die "could not install the default model"
+}
+
+build() {
+  local preset=${HEARTH_PRESET:-dev}
+  if [ ! -f "build/$preset/CMakeCache.txt" ]; then
+    say "Configuring (preset $preset)"
+    cmake --preset "$preset" >/dev/null || die "cmake configure failed"
+  fi
+  say "Building (preset $preset)"
+  cmake --build --preset "$preset" -- -j"${HEARTH_JOBS:-$(nproc)}" || die "build failed"
+}
+
+install_apt_packages
+install_python_oracles
+install_default_model
+build
