@@ -9,6 +9,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("hearth-cli ") + HEARTH_VERSION);
   app.require_subcommand(1);
   hearth::cli::add_models_command(app);
+  hearth::cli::add_inspect_command(app);
+  hearth::cli::add_synth_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
