@@ -29,5 +29,7 @@ T unwrap(Result<T> r) {
 void add_models_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 void add_synth_command(CLI::App& app);
+void add_tokenize_commands(CLI::App& app);
+void add_template_command(CLI::App& app);
 
 }  // namespace hearth::cli

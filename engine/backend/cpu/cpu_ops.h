@@ -1,0 +1,79 @@
+// The CPU backend's operations, in the shapes the model forward passes use.
+// Thin wrappers over kernels/cpu that fix the conventions (row-major
+// activations [n_tokens][width], weights [rows][cols] of a ggml type, KV blocks
+// [block][token-in-block][kv_head][head_dim] in f16) and run on the backend's
+// thread pool.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace hearth::kernels {
+class ThreadPool;
+}
+
+namespace hearth::cpu {
+
+// A weight matrix in GGUF's layout: `rows` rows of `cols` elements of `type`.
+struct Matrix {
+  std::uint32_t type = 0;  // ggml type id
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  const void* data = nullptr;
+};
+
+// K and V of one layer in blocks: [n_blocks][block_size][n_kv_heads][head_dim], f16.
+struct PagedKv {
+  std::uint16_t* k = nullptr;
+  std::uint16_t* v = nullptr;
+  std::int32_t block_size = 16;  // tokens per block
+  std::int64_t n_kv_heads = 0;
+  std::int64_t head_dim = 0;
+};
+
+class CpuOps {
+ public:
+  explicit CpuOps(int n_threads);
+  ~CpuOps();
+  CpuOps(const CpuOps&) = delete;
+  CpuOps& operator=(const CpuOps&) = delete;
+
+  int threads() const;
+
+  // y[t][r] = sum_c W[r][c] * x[t][c] for t < n_tokens. x: [n_tokens][cols], y: [n_tokens][rows].
+  void matmul(const Matrix& w, const float* x, std::int64_t n_tokens, float* y);
+
+  // out[i] = dequantized row `row` of w (cols floats).
+  void get_row(const Matrix& w, std::int64_t row, float* out);
+
+  // out[t] = x[t] / rms(x[t]) * weight, rows of n floats. out may alias x.
+  void rms_norm(const float* x, const float* weight, std::int64_t n_tokens, std::int64_t n, float eps, float* out);
+
+  // Rotates x [n_tokens][n_heads][head_dim] in place by each token's position.
+  void rope(float* x, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim,
+            std::span<const std::int32_t> positions, float base, float scale, bool neox);
+
+  // gate[i] = silu(gate[i]) * up[i], n floats.
+  void swiglu(float* gate, const float* up, std::int64_t n);
+
+  // x[i] += y[i], n floats.
+  void add(float* x, const float* y, std::int64_t n);
+
+  // Writes k and v rows ([n_tokens][n_kv_heads * head_dim] f32) of tokens at
+  // positions start_pos.. into their slots (block_table[pos / block_size]).
+  void store_kv(const PagedKv& kv, std::span<const std::int32_t> block_table, std::int32_t start_pos, const float* k,
+                const float* v, std::int64_t n_tokens);
+
+  // Causal grouped-query attention of n_tokens queries at positions
+  // start_pos.. over positions 0..(own position) of the paged K/V.
+  // q, out: [n_tokens][n_heads][head_dim]; n_heads a multiple of n_kv_heads.
+  void attention(const PagedKv& kv, std::span<const std::int32_t> block_table, std::int32_t start_pos, const float* q,
+                 std::int64_t n_tokens, std::int64_t n_heads, float* out);
+
+ private:
+  int n_threads_ = 1;
+};
+
+}  // namespace hearth::cpu

@@ -1,0 +1,79 @@
+// The interface through which the engine runs a model. models/ implements it
+// for each architecture and hands an instance to the engine (dependency
+// injection: the engine never looks an architecture up by name).
+//
+// A forward step takes new tokens of one or several sequences at once (prefill
+// chunks and decode tokens share one code path), appends their K/V to the
+// paged KV storage the model owns, and returns logits for the sequences that
+// want them. Which blocks a sequence uses is decided outside (engine/kv): the
+// model only reads and writes the blocks it is given.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hearth/result.h"
+
+namespace hearth {
+
+struct ModelHyperParams {
+  std::string architecture;       // general.architecture: "llama", "qwen2", ...
+  std::string name;               // general.name, for display
+  std::uint32_t n_vocab = 0;      // tokens
+  std::uint32_t n_ctx_train = 0;  // tokens the model was trained for
+  std::uint32_t n_embd = 0;       // hidden width
+  std::uint32_t n_layer = 0;
+  std::uint32_t n_head = 0;
+  std::uint32_t n_head_kv = 0;
+  std::uint32_t head_dim = 0;
+  std::uint32_t n_ff = 0;  // feed-forward width
+  float rms_eps = 1e-5f;
+  float rope_base = 10000.0f;
+  float rope_scale = 1.0f;  // positions are multiplied by 1 / rope_scale (linear scaling)
+  bool rope_neox = false;   // NeoX halves (qwen2, gemma) vs adjacent pairs (llama)
+};
+
+// One sequence's share of a forward step.
+struct SequenceStep {
+  std::span<const std::int32_t> tokens;       // new tokens: positions [start_pos, start_pos + size)
+  std::int32_t start_pos = 0;                 // tokens of this sequence already in the KV cache
+  std::span<const std::int32_t> block_table;  // KV blocks covering positions [0, start_pos + size)
+  bool want_logits = true;                    // return the logits of the last new token
+};
+
+struct ModelMemory {
+  std::size_t weights_bytes = 0;    // resident weight data (mapped or uploaded)
+  std::size_t kv_bytes = 0;         // the KV block pool
+  std::size_t workspace_bytes = 0;  // activations and scratch
+};
+
+struct KvLayout {
+  std::int32_t num_blocks = 0;
+  std::int32_t block_size = 16;  // tokens per block
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+
+  virtual const ModelHyperParams& hparams() const = 0;
+
+  // Bytes of K and V one block of `block_size` tokens needs, over all layers.
+  virtual std::size_t kv_block_bytes(std::int32_t block_size) const = 0;
+
+  // (Re)allocates the KV storage. kOutOfMemory when it cannot.
+  virtual Result<void> allocate_kv(const KvLayout& layout) = 0;
+
+  // Runs one step. `logits` receives n_vocab floats per step with want_logits,
+  // in order. Errors: kInvalidArgument (bad token id, block table too short,
+  // logits too small), kContextExceeded (position beyond what RoPE and the KV
+  // storage allow).
+  virtual Result<void> forward(std::span<const SequenceStep> steps, std::span<float> logits) = 0;
+
+  virtual ModelMemory memory() const = 0;
+};
+
+}  // namespace hearth

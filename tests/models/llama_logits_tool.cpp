@@ -1,0 +1,69 @@
+// Test helper for the logits oracle: runs a llama-family model over token
+// sequences and writes every position's logits (float32, little-endian) to a
+// file, computed two ways: one token per step (decode path, K/V read back
+// from the paged cache) and the whole prompt in one step (prefill path; only
+// the last position). Layout: for each prompt, [n_tokens][n_vocab] decode
+// logits, then [n_vocab] prefill logits of the last token.
+//
+// Usage: llama_logits_tool MODEL OUT.bin THREADS 1,2,3 [4,5,6 ...]
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/gguf/gguf_file.h"
+#include "models/llama/llama_model.h"
+
+namespace {
+
+std::vector<std::int32_t> parse_ids(const std::string& s) {
+  std::vector<std::int32_t> ids;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) ids.push_back(std::stoi(item));
+  return ids;
+}
+
+int die(const hearth::Error& e) {
+  std::fprintf(stderr, "llama_logits_tool: %s\n", e.describe().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace hearth;
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: llama_logits_tool MODEL OUT.bin THREADS IDS [IDS...]\n");
+    return 2;
+  }
+  auto file = gguf::GgufFile::open(argv[1]);
+  if (!file) return die(file.error());
+  auto model = models::LlamaModel::load(std::move(file).value(), models::LlamaOptions{std::atoi(argv[3])});
+  if (!model) return die(model.error());
+  auto& m = **model;
+  const std::int32_t block_size = 16, blocks_per_seq = 64;
+  if (auto r = m.allocate_kv(KvLayout{2 * blocks_per_seq, block_size}); !r) return die(r.error());
+  // Two sequences' worth of blocks, deliberately out of order, so the paged reads are exercised.
+  std::vector<std::int32_t> decode_table, prefill_table;
+  for (std::int32_t b = 0; b < blocks_per_seq; ++b) {
+    decode_table.push_back(2 * blocks_per_seq - 1 - 2 * b);
+    prefill_table.push_back(2 * b);
+  }
+  const std::size_t vocab = m.hparams().n_vocab;
+  std::ofstream out(argv[2], std::ios::binary);
+  std::vector<float> logits(vocab);
+  for (int p = 4; p < argc; ++p) {
+    const auto ids = parse_ids(argv[p]);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      SequenceStep step{std::span(ids).subspan(i, 1), static_cast<std::int32_t>(i), decode_table, true};
+      if (auto r = m.forward(std::span(&step, 1), logits); !r) return die(r.error());
+      out.write(reinterpret_cast<const char*>(logits.data()), static_cast<std::streamsize>(vocab * sizeof(float)));
+    }
+    SequenceStep whole{ids, 0, prefill_table, true};
+    if (auto r = m.forward(std::span(&whole, 1), logits); !r) return die(r.error());
+    out.write(reinterpret_cast<const char*>(logits.data()), static_cast<std::streamsize>(vocab * sizeof(float)));
+  }
+  return out ? 0 : 1;
+}
