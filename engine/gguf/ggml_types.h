@@ -52,10 +52,10 @@ enum class GgmlType : std::uint32_t {
 
 struct GgmlTypeTraits {
   GgmlType type;
-  std::string_view name;         // ggml's spelling: "Q4_K", "BF16", ...
-  std::uint32_t block_elems;     // elements per block (1 for plain types)
-  std::uint32_t block_bytes;     // bytes per block
-  bool computable;               // Hearth has kernels for it
+  std::string_view name;      // ggml's spelling: "Q4_K", "BF16", ...
+  std::uint32_t block_elems;  // elements per block (1 for plain types)
+  std::uint32_t block_bytes;  // bytes per block
+  bool computable;            // Hearth has kernels for it
 };
 
 // Traits of a known type id, or nullptr for an id ggml does not define.
@@ -69,7 +69,9 @@ std::span<const GgmlTypeTraits> all_ggml_types();
 
 // "Q4_K" for a known id, "type#<id>" otherwise (safe for messages).
 std::string ggml_type_name(std::uint32_t id);
-inline std::string ggml_type_name(GgmlType type) { return ggml_type_name(static_cast<std::uint32_t>(type)); }
+inline std::string ggml_type_name(GgmlType type) {
+  return ggml_type_name(static_cast<std::uint32_t>(type));
+}
 
 // Bytes of one row of `row_elems` elements. Errors: unknown type (kUnsupported),
 // row_elems not a multiple of the block size (kCorruptFile), overflow (kCorruptFile).

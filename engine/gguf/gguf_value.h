@@ -47,18 +47,54 @@ bool is_integer(ValueType type);  // u8..i64 (not bool)
 // The ValueType a C++ scalar type maps to (exact: uint32_t <-> kU32, ...).
 template <class T>
 struct value_type_of;
-template <> struct value_type_of<std::uint8_t> { static constexpr ValueType value = ValueType::kU8; };
-template <> struct value_type_of<std::int8_t> { static constexpr ValueType value = ValueType::kI8; };
-template <> struct value_type_of<std::uint16_t> { static constexpr ValueType value = ValueType::kU16; };
-template <> struct value_type_of<std::int16_t> { static constexpr ValueType value = ValueType::kI16; };
-template <> struct value_type_of<std::uint32_t> { static constexpr ValueType value = ValueType::kU32; };
-template <> struct value_type_of<std::int32_t> { static constexpr ValueType value = ValueType::kI32; };
-template <> struct value_type_of<float> { static constexpr ValueType value = ValueType::kF32; };
-template <> struct value_type_of<bool> { static constexpr ValueType value = ValueType::kBool; };
-template <> struct value_type_of<std::uint64_t> { static constexpr ValueType value = ValueType::kU64; };
-template <> struct value_type_of<std::int64_t> { static constexpr ValueType value = ValueType::kI64; };
-template <> struct value_type_of<double> { static constexpr ValueType value = ValueType::kF64; };
-template <> struct value_type_of<std::string_view> { static constexpr ValueType value = ValueType::kString; };
+template <>
+struct value_type_of<std::uint8_t> {
+  static constexpr ValueType value = ValueType::kU8;
+};
+template <>
+struct value_type_of<std::int8_t> {
+  static constexpr ValueType value = ValueType::kI8;
+};
+template <>
+struct value_type_of<std::uint16_t> {
+  static constexpr ValueType value = ValueType::kU16;
+};
+template <>
+struct value_type_of<std::int16_t> {
+  static constexpr ValueType value = ValueType::kI16;
+};
+template <>
+struct value_type_of<std::uint32_t> {
+  static constexpr ValueType value = ValueType::kU32;
+};
+template <>
+struct value_type_of<std::int32_t> {
+  static constexpr ValueType value = ValueType::kI32;
+};
+template <>
+struct value_type_of<float> {
+  static constexpr ValueType value = ValueType::kF32;
+};
+template <>
+struct value_type_of<bool> {
+  static constexpr ValueType value = ValueType::kBool;
+};
+template <>
+struct value_type_of<std::uint64_t> {
+  static constexpr ValueType value = ValueType::kU64;
+};
+template <>
+struct value_type_of<std::int64_t> {
+  static constexpr ValueType value = ValueType::kI64;
+};
+template <>
+struct value_type_of<double> {
+  static constexpr ValueType value = ValueType::kF64;
+};
+template <>
+struct value_type_of<std::string_view> {
+  static constexpr ValueType value = ValueType::kString;
+};
 
 // A zero-copy view of `size()` little-endian scalars of type T. The bytes may
 // be unaligned, so elements are memcpy'd out one at a time.

@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "engine/gguf/ggml_types.h"
@@ -28,12 +30,13 @@ namespace hearth::gguf {
 // elements that all have `element_type` (an empty array still has one).
 struct WriterValue {
   ValueType type = ValueType::kU8;
-  std::uint64_t bits = 0;  // scalar: raw little-endian bits, zero-extended
-  std::string str;         // kString
+  std::uint64_t bits = 0;                   // scalar: raw little-endian bits, zero-extended
+  std::string str;                          // kString
   ValueType element_type = ValueType::kU8;  // kArray
   std::vector<WriterValue> elements;        // kArray
 
   template <class T>
+  requires std::is_arithmetic_v<T>
   static WriterValue of(T v);  // scalar of value_type_of<T> (bool, ints, float, double)
   static WriterValue of(std::string_view s);
   static WriterValue array(ValueType element_type, std::vector<WriterValue> elements);
@@ -46,7 +49,7 @@ struct WriterValue {
 using TensorFiller = std::function<void(std::span<std::byte> out)>;
 
 struct WriterOptions {
-  std::uint32_t version = 3;                // 2 or 3
+  std::uint32_t version = 3;                    // 2 or 3
   std::uint32_t alignment = kDefaultAlignment;  // power of two; written as general.alignment when != 32
 };
 
@@ -57,13 +60,17 @@ class GgufWriter {
   // Metadata, kept in insertion order.
   void add(std::string_view key, WriterValue value);
   template <class T>
-  void add_scalar(std::string_view key, T v) { add(key, WriterValue::of(v)); }
+  void add_scalar(std::string_view key, T v) {
+    add(key, WriterValue::of(v));
+  }
   void add_string(std::string_view key, std::string_view v) { add(key, WriterValue::of(v)); }
   void add_string_array(std::string_view key, std::span<const std::string> v) {
     add(key, WriterValue::array_of_strings(v));
   }
   template <class T>
-  void add_array(std::string_view key, std::span<const T> v) { add(key, WriterValue::array_of<T>(v)); }
+  void add_array(std::string_view key, std::span<const T> v) {
+    add(key, WriterValue::array_of<T>(v));
+  }
 
   // Tensors, laid out in insertion order. `ne` has 0..4 dims, ne[0] contiguous.
   void add_tensor(std::string_view name, GgmlType type, std::vector<std::int64_t> ne, std::vector<std::byte> data);
@@ -83,19 +90,19 @@ class GgufWriter {
     std::vector<std::int64_t> ne;
     std::vector<std::byte> data;  // used when fill is empty
     TensorFiller fill;
-    std::uint64_t n_bytes = 0;    // computed by layout()
-    std::uint64_t offset = 0;     // relative to the data section
+    std::uint64_t n_bytes = 0;  // exact data size
+    std::uint64_t offset = 0;   // relative to the data section, aligned
   };
-  struct Layout {
-    std::vector<std::byte> header;  // everything before the data section, padded
-    std::uint64_t data_bytes = 0;   // data section size incl. padding
-  };
-  Result<Layout> layout() const;
-  Result<void> emit_data(const std::function<Result<void>(std::span<const std::byte>)>& sink) const;
+  using Sink = std::function<Result<void>(std::span<const std::byte>)>;
+  Result<std::vector<std::byte>> header() const;
+  Result<void> emit(const Sink& sink) const;
+  void defer(Error e);
 
   WriterOptions options_;
   std::vector<std::pair<std::string, WriterValue>> kvs_;
-  mutable std::vector<PendingTensor> tensors_;
+  std::vector<PendingTensor> tensors_;
+  std::uint64_t data_end_ = 0;  // end of the last tensor's data, relative to the data section
+  std::optional<Error> error_;  // the first invalid add_*, reported by to_bytes / write_file
 };
 
 }  // namespace hearth::gguf
