@@ -52,11 +52,28 @@ const CpuFeatures& cpu_features() {
   return features;
 }
 
-const char* cpu_path_name() {
+CpuLevel cpu_level() {
   const CpuFeatures& f = cpu_features();
-  if (f.avx512f && f.avx512bw && f.avx512vl && f.avx512_vnni) return "avx512-vnni";
-  if (f.avx2 && f.fma && f.f16c) return "avx2";
+  const bool avx2 = f.avx2 && f.fma && f.f16c;
+  if (avx2 && f.avx512f && f.avx512bw && f.avx512vl && f.avx512_vnni) return CpuLevel::kAvx512;
+  if (avx2) return CpuLevel::kAvx2;
+  return CpuLevel::kScalar;
+}
+
+const char* cpu_level_name(CpuLevel level) {
+  switch (level) {
+    case CpuLevel::kAvx512:
+      return "avx512-vnni";
+    case CpuLevel::kAvx2:
+      return "avx2";
+    case CpuLevel::kScalar:
+      return "scalar";
+  }
   return "scalar";
+}
+
+const char* cpu_path_name() {
+  return cpu_level_name(cpu_level());
 }
 
 }  // namespace hearth::kernels

@@ -22,4 +22,12 @@ const CpuFeatures& cpu_features();
 // "avx512-vnni", "avx2", or "scalar": the widest path the kernels will use.
 const char* cpu_path_name();
 
+// The kernel builds, narrowest first. kAvx2 needs AVX2+FMA+F16C; kAvx512 needs
+// those plus AVX-512 F/BW/VL and VNNI.
+enum class CpuLevel { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
+
+// The widest level this CPU (capped by HEARTH_CPU) supports.
+CpuLevel cpu_level();
+const char* cpu_level_name(CpuLevel level);
+
 }  // namespace hearth::kernels

@@ -1,0 +1,51 @@
+// Causal grouped-query attention of a batch of query tokens of one sequence,
+// reading K/V through the sequence's block table (paged KV cache).
+//
+// KV storage layout, per layer and for K and V alike:
+//   [n_pool_blocks][block_size][n_kv_heads][head_dim]   (F32 or F16)
+// Position p of the sequence lives in pool block block_table[p / block_size],
+// slot p % block_size. The caller writes the batch's own K/V there before
+// calling, so a query at position p reads positions 0..p (or the last `window`
+// of them) including itself.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cpu/thread_pool.h"
+
+namespace hearth::kernels {
+
+enum class KvDtype { kF32, kF16 };
+
+struct PagedKv {
+  const void* k = nullptr;  // [n_pool_blocks][block_size][n_kv_heads][head_dim]
+  const void* v = nullptr;  // same layout as k
+  KvDtype dtype = KvDtype::kF32;
+  int block_size = 16;  // tokens per block, <= kMaxAttnBlockSize
+  int n_kv_heads = 0;
+  int head_dim = 0;  // <= kMaxAttnHeadDim
+};
+
+struct AttentionParams {
+  int n_heads = 0;     // query heads, a multiple of n_kv_heads (head h reads kv head h / (n_heads / n_kv_heads))
+  float scale = 1.0f;  // applied to q.k, usually 1/sqrt(head_dim)
+  int window = 0;      // 0: all of 0..p; else only positions p-window+1..p (sliding window)
+};
+
+inline constexpr int kMaxAttnHeadDim = 512;
+inline constexpr int kMaxAttnBlockSize = 256;
+
+// q: [n_tokens][n_heads][head_dim]; positions: [n_tokens] (each < n_table * block_size);
+// block_table: [n_table] pool block ids; out: [n_tokens][n_heads][head_dim].
+// Online softmax one KV block at a time (running max and sum, rescaled
+// accumulator). pool may be null.
+void paged_attention(const float* q, const int32_t* positions, int64_t n_tokens, const PagedKv& kv,
+                     const int32_t* block_table, int64_t n_table, const AttentionParams& params, float* out,
+                     ThreadPool* pool);
+
+// Reference: plain softmax over contiguous F32 K/V [n_ctx][n_kv_heads][head_dim]
+// (position p at row p), in double. For tests.
+void attention_reference(const float* q, const int32_t* positions, int64_t n_tokens, const float* k, const float* v,
+                         int64_t n_ctx, int n_kv_heads, int head_dim, const AttentionParams& params, float* out);
+
+}  // namespace hearth::kernels

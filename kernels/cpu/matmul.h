@@ -1,0 +1,43 @@
+// Quantized weight matrix times f32 activations, for decode (one token: a
+// matrix-vector product) and prefill (many tokens). Activations are converted
+// once per call to the weight type's vec_dot_type (8-bit blocks for the
+// quantized types); rows are split over the thread pool.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/cpu/ggml_type.h"
+#include "kernels/cpu/thread_pool.h"
+
+namespace hearth::kernels {
+
+// A row-major weight matrix [rows][cols]: each row holds cols / block_elems
+// blocks of `type`, rows start row_stride bytes apart (GGUF: ne[0] = cols).
+struct WeightMatrix {
+  GgmlType type = GgmlType::kF32;
+  const void* data = nullptr;
+  int64_t rows = 0;
+  int64_t cols = 0;       // multiple of the type's block_elems
+  size_t row_stride = 0;  // bytes; >= row_bytes(type, cols)
+};
+
+// Reused between calls so a decode step allocates nothing.
+struct MatmulScratch {
+  std::vector<uint8_t> activations;  // [n_tokens][row_bytes(vec_dot_type, cols)]
+};
+
+// y[t][r] = sum_c W[r][c] * x[t][c].
+// x: [n_tokens][cols] f32; y: [n_tokens][rows] f32 (no aliasing with x).
+// Preconditions: w.type has a vec_dot (quant_ops(w.type)->vec_dot != nullptr),
+// w.cols is a multiple of the activation type's block_elems too (256 for the
+// K-quants). pool may be null (single-threaded).
+void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, ThreadPool* pool,
+            MatmulScratch& scratch);
+
+// Reference: each weight row dequantized to f32 and dotted in double with the
+// unquantized activations. Slow; for tests and benchmarks only.
+void matmul_reference(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y);
+
+}  // namespace hearth::kernels

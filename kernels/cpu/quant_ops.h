@@ -1,0 +1,38 @@
+// One dispatch table per element type: how to dequantize, quantize and dot a
+// row of it. Looked up once per matmul (never per element); the entries are
+// the widest SIMD build the CPU supports, chosen at first use.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/ggml_type.h"
+
+namespace hearth::kernels {
+
+// n elements, a multiple of the type's block_elems, in every function below.
+using DequantRowFn = void (*)(const void* src, float* dst, int64_t n);
+using QuantizeRowFn = void (*)(const float* src, void* dst, int64_t n);
+// w: a row of the weight type; a: a row of vec_dot_type.
+using VecDotFn = float (*)(int64_t n, const void* w, const void* a);
+
+struct QuantOps {
+  GgmlType type;
+  const char* name;
+  int64_t block_elems;  // elements per block
+  size_t block_bytes;   // bytes per block
+  DequantRowFn dequant_row;
+  QuantizeRowFn quantize_row;  // f32 -> this type (round to nearest; SIMD for Q8 activations)
+  GgmlType vec_dot_type;       // what activations are converted to for vec_dot (F32: used as is)
+  VecDotFn vec_dot;            // null for the activation-only types (Q8_1, Q8_K)
+};
+
+// The table for `type` at this CPU's level; nullptr for an unsupported type.
+const QuantOps* quant_ops(GgmlType type);
+
+// The table at a given level (tests and benchmarks compare levels).
+// Precondition: level <= cpu_level() (the CPU can run it).
+const QuantOps* quant_ops(GgmlType type, CpuLevel level);
+
+}  // namespace hearth::kernels
