@@ -14,6 +14,7 @@ struct SynthOptions {
   std::string quant = "Q4_0";
   std::string output;
   std::uint64_t seed = 1;
+  std::string arch = "llama";
   // Overrides of the named shape (0 = keep).
   std::uint32_t n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0, n_vocab = 0, n_ctx = 0;
 };
@@ -37,6 +38,7 @@ void run_synth(const SynthOptions& opt) {
   override_with(spec.shape.n_ff, opt.n_ff);
   override_with(spec.shape.n_vocab, opt.n_vocab);
   override_with(spec.shape.n_ctx, opt.n_ctx);
+  spec.shape.architecture = opt.arch;
   spec.quant = unwrap(models::parse_synthetic_quant(opt.quant));
   spec.seed = opt.seed;
   auto written = models::write_synthetic_model(spec, opt.output);
@@ -55,6 +57,7 @@ void add_synth_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-o,--output", opt->output, "Output .gguf file")->required();
   cmd->add_option("--seed", opt->seed, "Random seed")->capture_default_str();
+  cmd->add_option("--arch", opt->arch, "llama, or qwen2 (NeoX RoPE, Q/K/V biases)")->capture_default_str();
   cmd->add_option("--embd", opt->n_embd, "Hidden width");
   cmd->add_option("--layers", opt->n_layer, "Layers");
   cmd->add_option("--heads", opt->n_head, "Attention heads");

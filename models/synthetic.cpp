@@ -122,9 +122,10 @@ void fill_weights(GgmlType type, std::span<std::byte> out, std::uint64_t fan_in,
   }
 }
 
-void fill_norm(std::span<std::byte> out, Rng& rng) {
+// f32 values uniform in [centre - spread, centre + spread].
+void fill_f32(std::span<std::byte> out, Rng& rng, float centre, float spread) {
   for (std::size_t i = 0; i + 4 <= out.size(); i += 4) {
-    const float v = 0.8f + 0.4f * rng.uniform();
+    const float v = centre + spread * (2.0f * rng.uniform() - 1.0f);
     std::memcpy(out.data() + i, &v, 4);
   }
 }
@@ -276,19 +277,23 @@ Result<void> write_synthetic_model(const SyntheticSpec& spec, const std::filesys
   const SyntheticShape& s = spec.shape;
   HEARTH_TRY(check_shape(s));
   gguf::GgufWriter w;
-  w.add_string("general.architecture", "llama");
+  if (s.architecture != "llama" && s.architecture != "qwen2") {
+    return make_error(ErrorCode::kInvalidArgument, "synthetic architecture must be llama or qwen2");
+  }
+  const std::string a = s.architecture + ".";
+  w.add_string("general.architecture", s.architecture);
   w.add_string("general.name", "synthetic " + s.name + " " + spec.quant.name);
   w.add_scalar<std::uint32_t>("general.file_type", file_type(spec.quant));
-  w.add_scalar<std::uint32_t>("llama.context_length", s.n_ctx);
-  w.add_scalar<std::uint32_t>("llama.embedding_length", s.n_embd);
-  w.add_scalar<std::uint32_t>("llama.block_count", s.n_layer);
-  w.add_scalar<std::uint32_t>("llama.feed_forward_length", s.n_ff);
-  w.add_scalar<std::uint32_t>("llama.attention.head_count", s.n_head);
-  w.add_scalar<std::uint32_t>("llama.attention.head_count_kv", s.n_head_kv);
-  w.add_scalar<float>("llama.rope.freq_base", s.rope_base);
-  w.add_scalar<float>("llama.attention.layer_norm_rms_epsilon", s.rms_eps);
-  w.add_scalar<std::uint32_t>("llama.vocab_size", s.n_vocab);
-  w.add_scalar<std::uint32_t>("llama.rope.dimension_count", s.n_embd / s.n_head);
+  w.add_scalar<std::uint32_t>(a + "context_length", s.n_ctx);
+  w.add_scalar<std::uint32_t>(a + "embedding_length", s.n_embd);
+  w.add_scalar<std::uint32_t>(a + "block_count", s.n_layer);
+  w.add_scalar<std::uint32_t>(a + "feed_forward_length", s.n_ff);
+  w.add_scalar<std::uint32_t>(a + "attention.head_count", s.n_head);
+  w.add_scalar<std::uint32_t>(a + "attention.head_count_kv", s.n_head_kv);
+  w.add_scalar<float>(a + "rope.freq_base", s.rope_base);
+  w.add_scalar<float>(a + "attention.layer_norm_rms_epsilon", s.rms_eps);
+  w.add_scalar<std::uint32_t>(a + "vocab_size", s.n_vocab);
+  w.add_scalar<std::uint32_t>(a + "rope.dimension_count", s.n_embd / s.n_head);
   add_vocabulary(w, s.n_vocab);
 
   std::uint64_t tensor_index = 0;
@@ -301,29 +306,38 @@ Result<void> write_synthetic_model(const SyntheticSpec& spec, const std::filesys
                    fill_weights(t, bytes, in, rng);
                  });
   };
-  auto norm = [&](const std::string& name) {
+  // Norm weights near 1; biases small, as trained models have them.
+  auto vector = [&](const std::string& name, std::uint64_t n, float centre, float spread) {
     const std::uint64_t seed = spec.seed * 0x100000001b3ULL + tensor_index++;
-    w.add_tensor(name, GgmlType::F32, {static_cast<std::int64_t>(s.n_embd)}, [seed](std::span<std::byte> bytes) {
-      Rng rng{seed};
-      fill_norm(bytes, rng);
-    });
+    w.add_tensor(name, GgmlType::F32, {static_cast<std::int64_t>(n)},
+                 [seed, centre, spread](std::span<std::byte> bytes) {
+                   Rng rng{seed};
+                   fill_f32(bytes, rng, centre, spread);
+                 });
   };
+  auto norm = [&](const std::string& name, std::uint64_t n) { vector(name, n, 1.0f, 0.2f); };
+  auto bias = [&](const std::string& name, std::uint64_t n) { vector(name, n, 0.0f, 0.1f); };
   const std::uint64_t head_dim = s.n_embd / s.n_head;
   weight("token_embd.weight", "token_embd", -1, s.n_embd, s.n_vocab);
   for (std::uint32_t i = 0; i < s.n_layer; ++i) {
     const std::string p = "blk." + std::to_string(i) + ".";
     const int layer = static_cast<int>(i);
-    norm(p + "attn_norm.weight");
+    norm(p + "attn_norm.weight", s.n_embd);
     weight(p + "attn_q.weight", "attn_q", layer, s.n_embd, s.n_head * head_dim);
     weight(p + "attn_k.weight", "attn_k", layer, s.n_embd, s.n_head_kv * head_dim);
     weight(p + "attn_v.weight", "attn_v", layer, s.n_embd, s.n_head_kv * head_dim);
+    if (s.architecture == "qwen2") {
+      bias(p + "attn_q.bias", s.n_head * head_dim);
+      bias(p + "attn_k.bias", s.n_head_kv * head_dim);
+      bias(p + "attn_v.bias", s.n_head_kv * head_dim);
+    }
     weight(p + "attn_output.weight", "attn_output", layer, s.n_head * head_dim, s.n_embd);
-    norm(p + "ffn_norm.weight");
+    norm(p + "ffn_norm.weight", s.n_embd);
     weight(p + "ffn_gate.weight", "ffn_gate", layer, s.n_embd, s.n_ff);
     weight(p + "ffn_up.weight", "ffn_up", layer, s.n_embd, s.n_ff);
     weight(p + "ffn_down.weight", "ffn_down", layer, s.n_ff, s.n_embd);
   }
-  norm("output_norm.weight");
+  norm("output_norm.weight", s.n_embd);
   if (!s.tied_embeddings) weight("output.weight", "output", -1, s.n_embd, s.n_vocab);
   return w.write_file(path);
 }

@@ -33,6 +33,7 @@ struct SyntheticShape {
   float rope_base = 10000.0f;
   float rms_eps = 1e-5f;
   bool tied_embeddings = false;  // no output.weight: logits reuse token_embd
+  std::string architecture = "llama";  // or "qwen2": NeoX RoPE and Q/K/V biases
 };
 
 // The named shapes, in the order `hearth-cli synth --help` lists them.

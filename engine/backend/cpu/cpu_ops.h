@@ -10,10 +10,6 @@
 #include <span>
 #include <vector>
 
-namespace hearth::kernels {
-class ThreadPool;
-}
-
 namespace hearth::cpu {
 
 // A weight matrix in GGUF's layout: `rows` rows of `cols` elements of `type`.
@@ -73,7 +69,8 @@ class CpuOps {
                  std::int64_t n_tokens, std::int64_t n_heads, float* out);
 
  private:
-  int n_threads_ = 1;
+  struct Impl;  // the thread pool and scratch buffers
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace hearth::cpu
