@@ -25,7 +25,7 @@
 
 #include "engine/sampler/penalties.h"
 #include "engine/sampler/rng.h"
-#include "engine/sampler/sampling_params.h"
+#include "hearth/sampling.h"
 #include "engine/sampler/truncation.h"
 #include "hearth/result.h"
 

@@ -1,4 +1,4 @@
-#include "engine/sampler/sampling_params.h"
+#include "hearth/sampling.h"
 
 #include <cmath>
 #include <string>

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/sampler/sampling_params.h"
+#include "hearth/sampling.h"
 
 namespace hearth {
 

@@ -1,4 +1,5 @@
-// Sampling parameters of one request. Defaults match llama.cpp's defaults.
+// Sampling parameters of one request (public: front ends fill them in).
+// Defaults match llama.cpp's defaults.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,136 @@
+// The engine's public API: one model, one engine thread, many requests.
+//
+//   auto engine = Engine::create(std::move(bundle), options);   // models/ loads the bundle
+//   RequestId id = engine->submit(request, sink);                // any thread
+//   engine->cancel(id);                                          // any thread; stops within one step
+//   EngineStats s = engine->stats();                             // any thread; cheap (30 Hz is fine)
+//
+// The engine thread loops: schedule -> build step inputs -> model forward ->
+// sample -> emit. A Sink's callbacks run on the engine thread and must return
+// quickly (queue the work elsewhere). Each request ends with exactly one
+// on_finish; a request's error (context exceeded, KV memory exhausted, bad
+// input) ends that request alone. Destroying the engine cancels what is still
+// running (each gets on_finish(kCancelled)) and joins the thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hearth/metrics.h"
+#include "hearth/result.h"
+#include "hearth/sampling.h"
+
+namespace hearth {
+
+class Model;
+struct ModelHyperParams;
+namespace tokenizer {
+class Vocabulary;
+}
+
+using RequestId = std::int64_t;
+using Clock = std::chrono::steady_clock;
+
+struct ChatTurn {
+  std::string role;  // "system", "user", "assistant", "tool"
+  std::string content;
+};
+
+struct Request {
+  // Exactly one of the three prompt forms is used, in this order:
+  std::vector<ChatTurn> messages;           // rendered through the model's chat template + generation prompt
+  std::vector<std::int32_t> prompt_tokens;  // token ids, used as they are
+  std::string prompt_text;                  // raw text: BOS/EOS as the model says, special-token text parsed
+
+  SamplingParams sampling;
+  std::int32_t max_tokens = 256;          // generated tokens at most (finish reason kLength)
+  std::vector<std::string> stop_strings;  // never emitted; may span token boundaries
+  std::vector<std::int32_t> stop_tokens;  // in addition to the model's end-of-generation tokens
+  bool ignore_eos = false;                // keep going past end-of-generation tokens (benchmarks)
+  std::int32_t priority = 0;              // higher is admitted first; ties first come, first served
+};
+
+// Serialized in the CLI's JSON ("stop", "length", "cancelled", "error"): do not rename.
+enum class FinishReason { kStop, kLength, kCancelled, kError };
+const char* to_string(FinishReason reason);
+
+struct Usage {
+  std::int32_t prompt_tokens = 0;
+  std::int32_t cached_tokens = 0;  // prompt tokens served by the prefix cache
+  std::int32_t generated_tokens = 0;
+  double ttft_ms = 0;      // submit -> first generated token
+  double prefill_tps = 0;  // computed prompt tokens / prefill time
+  double decode_tps = 0;   // generated tokens after the first / their time
+  double total_ms = 0;     // submit -> finish
+};
+
+struct TextEvent {
+  RequestId id = 0;
+  std::string text;                     // complete UTF-8 (may be empty while a stop string is pending)
+  std::vector<std::int32_t> token_ids;  // the tokens this event accounts for
+  Clock::time_point time;
+};
+
+struct FinishEvent {
+  RequestId id = 0;
+  FinishReason reason = FinishReason::kStop;
+  Usage usage;
+  std::optional<Error> error;                     // set when reason == kError
+  std::vector<std::int32_t> prompt_token_ids;     // what the model saw
+  std::vector<std::int32_t> generated_token_ids;  // what it produced (a matched stop string's tokens included)
+};
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void on_text(const TextEvent& event) = 0;
+  virtual void on_finish(const FinishEvent& event) = 0;
+};
+
+// What models/ hands to the engine: the model and how to talk to it.
+struct ModelBundle {
+  std::unique_ptr<Model> model;
+  std::shared_ptr<const tokenizer::Vocabulary> vocabulary;
+  std::string chat_template;  // the GGUF's tokenizer.chat_template ("" = the documented fallback format)
+  std::string model_id;       // identifies the weights (file checksum or path): keys the prefix cache
+};
+
+struct EngineOptions {
+  std::int32_t context_length = 0;      // tokens per sequence; 0: min(model's trained context, 8192)
+  std::int32_t kv_block_size = 16;      // tokens per KV block
+  std::size_t kv_budget_bytes = 0;      // KV pool; 0: room for max_sequences / 2 full contexts (at least one)
+  std::int32_t max_batch_tokens = 256;  // tokens per step (prefill chunks + decodes)
+  std::int32_t max_sequences = 16;      // sequences per step
+  bool prefix_cache = true;
+};
+
+class Engine {
+ public:
+  // Allocates the KV pool (kOutOfMemory when the budget cannot be met) and
+  // starts the engine thread.
+  static Result<std::unique_ptr<Engine>> create(ModelBundle bundle, const EngineOptions& options);
+  virtual ~Engine() = default;
+
+  // Thread-safe. The id is returned at once; problems with the request
+  // arrive as on_finish(kError) on the sink.
+  virtual RequestId submit(Request request, std::shared_ptr<Sink> sink) = 0;
+  // Thread-safe; unknown or finished ids are ignored.
+  virtual void cancel(RequestId id) = 0;
+  // Thread-safe snapshot.
+  virtual EngineStats stats() const = 0;
+
+  virtual const ModelHyperParams& model_info() const = 0;
+  virtual std::int32_t context_length() const = 0;
+  // Front-end helpers (thread-safe): what a prompt becomes.
+  virtual Result<std::vector<std::int32_t>> tokenize(std::string_view text, bool add_special,
+                                                     bool parse_special) const = 0;
+  virtual Result<std::string> render_chat(const std::vector<ChatTurn>& messages, bool add_generation_prompt) const = 0;
+  virtual Result<std::string> detokenize(const std::vector<std::int32_t>& ids) const = 0;
+};
+
+}  // namespace hearth
