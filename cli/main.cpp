@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   hearth::cli::add_models_command(app);
   hearth::cli::add_inspect_command(app);
   hearth::cli::add_synth_command(app);
+  hearth::cli::add_tokenize_commands(app);
+  hearth::cli::add_template_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,81 @@
+// hearth-cli template [MODEL] [--template FILE.jinja] --messages FILE.json
+//   [--no-generation-prompt] [--bos TEXT] [--eos TEXT]
+// Prints the rendered prompt exactly (nothing added). The messages file is a
+// JSON list of {"role", "content", ...} or an object {"messages": [...], more
+// template variables}. A template error exits non-zero with its message.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_common.h"
+#include "engine/chat/chat_template.h"
+#include "engine/gguf/gguf_file.h"
+#include "engine/tokenizer/vocab_from_gguf.h"
+#include "models/catalog.h"
+
+namespace hearth::cli {
+namespace {
+
+struct TemplateOptions {
+  std::string model;
+  std::string template_file;
+  std::string messages_file;
+  bool no_generation_prompt = false;
+  std::optional<std::string> bos, eos;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("cannot read " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The messages file as the {"messages": ...} object chat::inputs_from_json reads.
+std::string inputs_document(const std::string& text, const TemplateOptions& opt) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded()) fail(opt.messages_file + " is not valid JSON");
+  if (doc.is_array()) doc = nlohmann::json{{"messages", doc}};
+  if (!doc.is_object() || !doc.contains("messages")) fail(opt.messages_file + ": expected a list of messages");
+  doc["add_generation_prompt"] = !opt.no_generation_prompt;
+  return doc.dump();
+}
+
+void run_template(const TemplateOptions& opt) {
+  std::string source, bos = opt.bos.value_or(""), eos = opt.eos.value_or("");
+  if (!opt.model.empty()) {
+    const auto file = unwrap(gguf::GgufFile::open(unwrap(models::resolve_model(opt.model))));
+    const auto vocab = unwrap(tokenizer::vocabulary_from_gguf(*file));
+    if (auto t = file->get_string("tokenizer.chat_template")) source = std::string(*t);
+    if (!opt.bos && vocab->bos()) bos = vocab->token_text(*vocab->bos());
+    if (!opt.eos && vocab->eos()) eos = vocab->token_text(*vocab->eos());
+  }
+  if (!opt.template_file.empty()) source = read_file(opt.template_file);
+  if (source.empty()) fail("no chat template: the model has none and no --template was given");
+  auto inputs = unwrap(chat::inputs_from_json(inputs_document(read_file(opt.messages_file), opt)));
+  inputs.bos_token = bos;
+  inputs.eos_token = eos;
+  const auto tmpl = unwrap(chat::ChatTemplate::parse(source));
+  const std::string text = unwrap(tmpl.render(inputs));
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+}  // namespace
+
+void add_template_command(CLI::App& app) {
+  auto opt = std::make_shared<TemplateOptions>();
+  CLI::App* cmd = app.add_subcommand("template", "Render a chat template with messages, exactly");
+  cmd->add_option("model", opt->model, "Path to a .gguf file or a catalog name (its template, BOS and EOS)");
+  cmd->add_option("--template", opt->template_file, "Render this Jinja file instead of the model's template");
+  cmd->add_option("--messages", opt->messages_file, "JSON file: a list of {role, content} messages")->required();
+  cmd->add_flag("--no-generation-prompt", opt->no_generation_prompt, "Do not open an assistant turn at the end");
+  cmd->add_option("--bos", opt->bos, "bos_token (default: the model's)");
+  cmd->add_option("--eos", opt->eos, "eos_token (default: the model's)");
+  cmd->callback([opt] { run_template(*opt); });
+}
+
+}  // namespace hearth::cli
