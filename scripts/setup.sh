@@ -26,7 +26,9 @@ install_python_oracles() {
   say "Installing Python test oracles into .venv"
   [ -x .venv/bin/python ] || python3 -m venv .venv || die "cannot create .venv (is python3-venv installed?)"
   .venv/bin/python -m pip install -q --upgrade pip || die "pip upgrade failed"
-  .venv/bin/python -m pip install -q -r scripts/requirements-test.txt || die "pip install of the test oracles failed"
+  # llama-cpp-python compiles llama.cpp (several minutes on 2 cores; pip caches the wheel).
+  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) .venv/bin/python -m pip install -q -r scripts/requirements-test.txt \
+    || die "pip install of the test oracles failed"
   echo "$want" > "$stamp"
 }
 
