@@ -31,5 +31,8 @@ void add_inspect_command(CLI::App& app);
 void add_synth_command(CLI::App& app);
 void add_tokenize_commands(CLI::App& app);
 void add_template_command(CLI::App& app);
+void add_perplexity_command(CLI::App& app);
+void add_generate_command(CLI::App& app);
+void add_chat_command(CLI::App& app);
 
 }  // namespace hearth::cli

@@ -13,6 +13,9 @@ int main(int argc, char** argv) {
   hearth::cli::add_synth_command(app);
   hearth::cli::add_tokenize_commands(app);
   hearth::cli::add_template_command(app);
+  hearth::cli::add_generate_command(app);
+  hearth::cli::add_chat_command(app);
+  hearth::cli::add_perplexity_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -42,6 +42,7 @@ struct SequenceStep {
   std::int32_t start_pos = 0;                 // tokens of this sequence already in the KV cache
   std::span<const std::int32_t> block_table;  // KV blocks covering positions [0, start_pos + size)
   bool want_logits = true;                    // return the logits of the last new token
+  bool all_logits = false;                    // with want_logits: of every new token (perplexity)
 };
 
 struct ModelMemory {
@@ -67,8 +68,8 @@ class Model {
   // (Re)allocates the KV storage. kOutOfMemory when it cannot.
   virtual Result<void> allocate_kv(const KvLayout& layout) = 0;
 
-  // Runs one step. `logits` receives n_vocab floats per step with want_logits,
-  // in order. Errors: kInvalidArgument (bad token id, block table too short,
+  // Runs one step. `logits` receives n_vocab floats per step with want_logits
+  // (times its token count with all_logits), in order. Errors: kInvalidArgument (bad token id, block table too short,
   // logits too small), kContextExceeded (position beyond what RoPE and the KV
   // storage allow).
   virtual Result<void> forward(std::span<const SequenceStep> steps, std::span<float> logits) = 0;

@@ -90,7 +90,7 @@ Result<void> LlamaModel::check_steps(std::span<const SequenceStep> steps, std::s
         return make_error(ErrorCode::kInvalidArgument, "KV block id " + std::to_string(b) + " is out of range");
       }
     }
-    want_logits += s.want_logits ? 1 : 0;
+    if (s.want_logits) want_logits += s.all_logits ? s.tokens.size() : 1;
   }
   if (logits_size < want_logits * w_.hp.n_vocab) {
     return make_error(ErrorCode::kInvalidArgument, "logits buffer too small");
@@ -114,16 +114,17 @@ Result<void> LlamaModel::forward(std::span<const SequenceStep> steps, std::span<
     attention_layer(l, steps);
     ffn_layer(l, n);
   }
-  // Logits of each sequence's last token only.
+  // Logits of each sequence's last token (or all its tokens) only.
   float* out = logits.data();
   row = 0;
   for (const auto& s : steps) {
-    row += static_cast<std::int64_t>(s.tokens.size());
+    const auto count = static_cast<std::int64_t>(s.tokens.size());
+    row += count;
     if (!s.want_logits) continue;
-    float* last = ws_.h.data();
-    ops_.rms_norm(ws_.x.data() + (row - 1) * embd, f32(w_.output_norm), 1, embd, hp.rms_eps, last);
-    ops_.matmul(matrix(w_.output), last, 1, out);
-    out += hp.n_vocab;
+    const std::int64_t rows = s.all_logits ? count : 1;
+    ops_.rms_norm(ws_.x.data() + (row - rows) * embd, f32(w_.output_norm), rows, embd, hp.rms_eps, ws_.h.data());
+    ops_.matmul(matrix(w_.output), ws_.h.data(), rows, out);
+    out += rows * hp.n_vocab;
   }
   return {};
 }

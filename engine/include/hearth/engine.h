@@ -21,14 +21,13 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/model/model.h"
 #include "hearth/metrics.h"
 #include "hearth/result.h"
 #include "hearth/sampling.h"
 
 namespace hearth {
 
-class Model;
-struct ModelHyperParams;
 namespace tokenizer {
 class Vocabulary;
 }

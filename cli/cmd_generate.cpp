@@ -1,0 +1,91 @@
+// hearth-cli generate MODEL (--prompt TEXT | --prompt-file F) [--chat]
+//   [--system TEXT] [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P]
+//   [--repeat-penalty R] [--seed S] [--threads N] [--ctx N] [--json]
+// Streams the answer to stdout. With --json, the last line is one JSON object
+// whose field names are a documented interface: add fields, never rename.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_common.h"
+#include "cli/engine_session.h"
+
+namespace hearth::cli {
+namespace {
+
+struct GenerateOptions {
+  EngineSetup setup;
+  std::string prompt;
+  std::string prompt_file;
+  bool chat = false;
+  std::string system;
+  int n = 128;
+  SamplingParams sampling;
+  bool json = false;
+};
+
+nlohmann::json result_json(const std::string& text, const FinishEvent& f) {
+  return {{"text", text},
+          {"prompt_token_ids", f.prompt_token_ids},
+          {"generated_token_ids", f.generated_token_ids},
+          {"prompt_tokens", f.usage.prompt_tokens},
+          {"cached_tokens", f.usage.cached_tokens},
+          {"generated_tokens", f.usage.generated_tokens},
+          {"ttft_ms", f.usage.ttft_ms},
+          {"prefill_tps", f.usage.prefill_tps},
+          {"decode_tps", f.usage.decode_tps},
+          {"total_ms", f.usage.total_ms},
+          {"finish_reason", to_string(f.reason)}};
+}
+
+void run_generate(GenerateOptions opt) {
+  if (!opt.prompt_file.empty()) {
+    std::ifstream in(opt.prompt_file, std::ios::binary);
+    if (!in) fail("cannot read " + opt.prompt_file);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    opt.prompt = ss.str();
+  }
+  auto engine = start_engine(opt.setup);
+  Request request;
+  if (opt.chat) {
+    if (!opt.system.empty()) request.messages.push_back({"system", opt.system});
+    request.messages.push_back({"user", opt.prompt});
+  } else {
+    request.prompt_text = opt.prompt;
+  }
+  request.sampling = opt.sampling;
+  request.max_tokens = opt.n;
+  auto sink = std::make_shared<StreamingSink>(stdout);
+  engine->submit(std::move(request), sink);
+  const FinishEvent finish = sink->wait();
+  std::fputs("\n", stdout);
+  if (finish.reason == FinishReason::kError) fail(finish.error ? finish.error->describe() : "generation failed");
+  if (opt.json) std::cout << result_json(sink->text(), finish).dump() << "\n";
+}
+
+}  // namespace
+
+void add_generate_command(CLI::App& app) {
+  auto opt = std::make_shared<GenerateOptions>();
+  CLI::App* cmd = app.add_subcommand("generate", "Generate text from a prompt (streams to stdout)");
+  add_engine_options(*cmd, opt->setup);
+  auto* prompt = cmd->add_option("--prompt", opt->prompt, "Prompt text");
+  auto* file = cmd->add_option("--prompt-file", opt->prompt_file, "Read the prompt from a file");
+  prompt->excludes(file);
+  cmd->add_flag("--chat", opt->chat, "Render the prompt as a user message through the chat template");
+  cmd->add_option("--system", opt->system, "System message (with --chat)");
+  cmd->add_option("-n,--max-tokens", opt->n, "Tokens to generate at most")->capture_default_str();
+  add_sampling_options(*cmd, opt->sampling);
+  cmd->add_flag("--json", opt->json, "Print a JSON summary as the last line");
+  cmd->callback([opt, prompt, file] {
+    if (prompt->count() + file->count() == 0) fail("give --prompt or --prompt-file");
+    run_generate(*opt);
+  });
+}
+
+}  // namespace hearth::cli

@@ -1,0 +1,50 @@
+// What generate and chat share: starting an Engine on a model, and a Sink that
+// streams text to stdout and lets the caller wait for the end of a request.
+#pragma once
+
+#include <condition_variable>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "hearth/engine.h"
+
+namespace hearth::cli {
+
+struct EngineSetup {
+  std::string model;  // path or catalog name
+  int threads = 0;    // 0: every core
+  int context = 0;    // 0: the engine's default
+};
+
+// Registers MODEL, --threads and --ctx.
+void add_engine_options(CLI::App& cmd, EngineSetup& setup);
+// Registers --temp, --top-k, --top-p, --min-p, --repeat-penalty, --seed.
+void add_sampling_options(CLI::App& cmd, SamplingParams& sampling);
+
+// Loads the model and starts the engine; fails the command on error.
+std::unique_ptr<Engine> start_engine(const EngineSetup& setup);
+
+// Streams a request's text to `out` (when not null) and keeps it.
+class StreamingSink final : public Sink {
+ public:
+  explicit StreamingSink(std::FILE* out) : out_(out) {}
+  void on_text(const TextEvent& event) override;
+  void on_finish(const FinishEvent& event) override;
+  // Blocks until on_finish has run; returns its event.
+  FinishEvent wait();
+  std::string text() const;
+
+ private:
+  std::FILE* out_;
+  mutable std::mutex mutex_;
+  std::condition_variable done_cv_;
+  std::string text_;
+  std::optional<FinishEvent> finish_;
+};
+
+}  // namespace hearth::cli
