@@ -1,0 +1,233 @@
+#include "engine/runtime/engine_impl.h"
+
+#include <algorithm>
+#include <future>
+
+#include "engine/core/log.h"
+#include "engine/tokenizer/decoder.h"
+
+namespace hearth {
+
+Result<std::unique_ptr<Engine>> Engine::create(ModelBundle bundle, const EngineOptions& options) {
+  HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<runtime::EngineImpl> engine,
+                          runtime::EngineImpl::create(std::move(bundle), options));
+  return std::unique_ptr<Engine>(std::move(engine));
+}
+
+namespace runtime {
+namespace {
+
+// FNV-1a: a stable identity of the weights for the prefix cache's extra key.
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+Result<void> check_options(const ModelBundle& bundle, const EngineOptions& o) {
+  if (!bundle.model || !bundle.vocabulary) {
+    return make_error(ErrorCode::kInvalidArgument, "engine: the model bundle has no model or vocabulary");
+  }
+  if (o.context_length < 0 || o.context_length == 1) {
+    return make_error(ErrorCode::kInvalidArgument, "engine: context_length must be 0 (default) or at least 2");
+  }
+  if (o.kv_block_size < 1) return make_error(ErrorCode::kInvalidArgument, "engine: kv_block_size must be >= 1");
+  if (o.max_batch_tokens < 1) return make_error(ErrorCode::kInvalidArgument, "engine: max_batch_tokens must be >= 1");
+  if (o.max_sequences < 1) return make_error(ErrorCode::kInvalidArgument, "engine: max_sequences must be >= 1");
+  return {};
+}
+
+// KV blocks: the budget's worth, or room for max_sequences / 2 full contexts (at least one).
+Result<std::int32_t> kv_blocks(const Model& model, const EngineOptions& o, std::int32_t context) {
+  const std::size_t per_block = model.kv_block_bytes(o.kv_block_size);
+  const std::int64_t blocks_per_context = (std::int64_t{context} + o.kv_block_size - 1) / o.kv_block_size;
+  std::int64_t blocks = blocks_per_context * std::max(1, o.max_sequences / 2);
+  if (o.kv_budget_bytes > 0) blocks = per_block == 0 ? 0 : static_cast<std::int64_t>(o.kv_budget_bytes / per_block);
+  if (blocks < 1) {
+    return make_error(ErrorCode::kOutOfMemory, "engine: kv_budget_bytes " + std::to_string(o.kv_budget_bytes) +
+                                                   " is smaller than one KV block (" + std::to_string(per_block) +
+                                                   " bytes)");
+  }
+  if (blocks > std::numeric_limits<std::int32_t>::max()) {
+    return make_error(ErrorCode::kOutOfMemory, "engine: the KV pool would exceed INT32_MAX blocks");
+  }
+  return static_cast<std::int32_t>(blocks);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<EngineImpl>> EngineImpl::create(ModelBundle bundle, const EngineOptions& options) {
+  HEARTH_TRY(check_options(bundle, options));
+  const ModelHyperParams& hp = bundle.model->hparams();
+  const std::int32_t trained =
+      hp.n_ctx_train > 0 ? static_cast<std::int32_t>(std::min<std::uint32_t>(hp.n_ctx_train, 1u << 30)) : 8192;
+  const std::int32_t context = options.context_length > 0 ? options.context_length : std::min(trained, 8192);
+  if (context > trained) {
+    log::get("engine")->warn("context_length {} exceeds the model's trained context {}", context, trained);
+  }
+  HEARTH_ASSIGN_OR_RETURN(const std::int32_t blocks, kv_blocks(*bundle.model, options, context));
+  HEARTH_TRY(bundle.model->allocate_kv(KvLayout{blocks, options.kv_block_size}));
+  kv::KvCacheConfig kv_config;
+  kv_config.num_blocks = blocks;
+  kv_config.block_size = options.kv_block_size;
+  kv_config.enable_prefix_cache = options.prefix_cache;
+  kv_config.extra_key = fnv1a(bundle.model_id + "|kv=f16");
+  HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<kv::KvCacheManager> kv, kv::KvCacheManager::create(kv_config));
+  log::get("engine")->info(
+      "engine: context {} tokens, KV pool {} blocks of {} tokens ({} MiB), prefix cache {}", context, blocks,
+      options.kv_block_size,
+      (static_cast<std::size_t>(blocks) * bundle.model->kv_block_bytes(options.kv_block_size)) >> 20,
+      options.prefix_cache ? "on" : "off");
+  return std::unique_ptr<EngineImpl>(new EngineImpl(std::move(bundle), options, context, std::move(kv)));
+}
+
+EngineImpl::EngineImpl(ModelBundle bundle, const EngineOptions& options, std::int32_t context_length,
+                       std::unique_ptr<kv::KvCacheManager> kv)
+    : bundle_(std::move(bundle)),
+      options_(options),
+      context_length_(context_length),
+      prompts_(bundle_.vocabulary, bundle_.chat_template),
+      kv_(std::move(kv)),
+      scheduler_(scheduler::SchedulerConfig{options.max_batch_tokens, options.max_sequences}, *kv_),
+      encoder_(bundle_.vocabulary) {
+  publish_metrics();
+  thread_ = std::thread([this] { loop(); });
+}
+
+EngineImpl::~EngineImpl() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    inbox_.stopping = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+RequestId EngineImpl::submit(Request request, std::shared_ptr<Sink> sink) {
+  const RequestId id = next_id_.fetch_add(1);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    inbox_.requests.push_back({id, std::move(request), std::move(sink), Clock::now()});
+  }
+  wake_.notify_one();
+  return id;
+}
+
+void EngineImpl::cancel(RequestId id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    inbox_.cancels.push_back(id);
+  }
+  wake_.notify_one();
+}
+
+KvDebugInfo EngineImpl::debug_kv() {
+  std::promise<KvDebugInfo> done;
+  std::future<KvDebugInfo> result = done.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    inbox_.tasks.push_back([this, &done] {
+      done.set_value(KvDebugInfo{kv_->stats(), kv_->check_invariants(), static_cast<std::int32_t>(active_.size())});
+    });
+  }
+  wake_.notify_one();
+  return result.get();
+}
+
+const ModelHyperParams& EngineImpl::model_info() const {
+  return bundle_.model->hparams();
+}
+
+Result<std::vector<std::int32_t>> EngineImpl::tokenize(std::string_view text, bool add_special,
+                                                       bool parse_special) const {
+  return tokenizer::encode(bundle_.vocabulary, text, tokenizer::EncodeOptions{add_special, parse_special});
+}
+
+Result<std::string> EngineImpl::render_chat(const std::vector<ChatTurn>& messages, bool add_generation_prompt) const {
+  return prompts_.render(messages, add_generation_prompt);
+}
+
+Result<std::string> EngineImpl::detokenize(const std::vector<std::int32_t>& ids) const {
+  return tokenizer::decode(*bundle_.vocabulary, ids);
+}
+
+EngineImpl::Inbox EngineImpl::wait_for_work() {
+  std::unique_lock<std::mutex> lock(mu_);
+  wake_.wait(lock, [&] {
+    return inbox_.stopping || !inbox_.requests.empty() || !inbox_.cancels.empty() || !inbox_.tasks.empty() ||
+           scheduler_.has_work();
+  });
+  Inbox taken;
+  std::swap(taken.requests, inbox_.requests);
+  std::swap(taken.cancels, inbox_.cancels);
+  std::swap(taken.tasks, inbox_.tasks);
+  taken.stopping = inbox_.stopping;
+  return taken;
+}
+
+void EngineImpl::loop() {
+  for (;;) {
+    Inbox in = wait_for_work();
+    for (Incoming& r : in.requests) start_request(std::move(r));
+    for (const RequestId id : in.cancels) finish(id, FinishReason::kCancelled, std::nullopt);
+    for (auto& task : in.tasks) task();
+    if (in.stopping) {
+      finish_all(FinishReason::kCancelled);
+      publish_metrics();
+      return;
+    }
+    if (scheduler_.has_work()) run_step();
+    publish_metrics();
+  }
+}
+
+void EngineImpl::start_request(Incoming in) {
+  auto state = std::make_unique<RequestState>(in.id, std::move(in.request), std::move(in.sink), bundle_.vocabulary,
+                                              in.submitted);
+  RequestState& r = *state;
+  active_.emplace(in.id, std::move(state));
+  Result<std::vector<std::int32_t>> prompt = prompts_.build(r.request(), encoder_, context_length_);
+  if (!prompt) return finish(in.id, FinishReason::kError, std::move(prompt).error());
+  if (Result<void> ok = r.start(std::move(prompt).value()); !ok) {
+    return finish(in.id, FinishReason::kError, std::move(ok).error());
+  }
+  if (Result<void> ok = scheduler_.add(in.id, r.prompt(), r.request().priority); !ok) {
+    return finish(in.id, FinishReason::kError, std::move(ok).error());
+  }
+}
+
+void EngineImpl::finish(RequestId id, FinishReason reason, std::optional<Error> error) {
+  const auto it = active_.find(id);
+  if (it == active_.end()) return;  // unknown or already finished
+  scheduler_.remove(id);
+  std::unique_ptr<RequestState> state = std::move(it->second);
+  active_.erase(it);
+  state->finish(reason, std::move(error), Clock::now());
+  metrics_.record_finished();
+}
+
+void EngineImpl::finish_all(FinishReason reason) {
+  std::vector<RequestId> ids;
+  for (const auto& [id, state] : active_) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (const RequestId id : ids) finish(id, reason, std::nullopt);
+}
+
+void EngineImpl::publish_metrics() {
+  metrics::Gauges g;
+  g.waiting = scheduler_.num_waiting();
+  g.running = scheduler_.num_running();
+  g.kv = kv_->stats();
+  g.preemptions = scheduler_.preemptions();
+  const ModelMemory mem = bundle_.model->memory();
+  g.memory.weights = mem.weights_bytes;
+  g.memory.kv_pool = mem.kv_bytes;
+  g.memory.workspace = mem.workspace_bytes;
+  metrics_.publish(g);
+}
+
+}  // namespace runtime
+}  // namespace hearth

@@ -1,0 +1,120 @@
+// The Engine implementation: one model, one engine thread.
+//
+// Threads: submit / cancel / stats / the front-end helpers may be called from
+// any thread. submit and cancel put work in a mutex-protected inbox and wake
+// the engine thread (condition variable); the engine thread sleeps while it
+// has nothing to do. Everything else (KV cache, scheduler, requests) belongs
+// to the engine thread alone.
+//
+// Each loop iteration: drain the inbox (prepare new requests: render,
+// tokenize, validate; apply cancels), then one step: schedule -> build the
+// SequenceSteps of every scheduled sequence -> one model forward for all of
+// them -> sample each -> emit -> publish metrics.
+//
+// Metrics are published once per loop iteration, after the step: stats()
+// lags the sink events of the step in progress by at most that one step.
+//
+// Context rule: a prompt of context_length tokens or more is rejected up
+// front (kContextExceeded, that request alone); a generation that reaches
+// context_length tokens (prompt + generated) ends with kLength.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/kv/kv_cache_manager.h"
+#include "engine/metrics/engine_metrics.h"
+#include "engine/model/model.h"
+#include "engine/runtime/prompt_builder.h"
+#include "engine/runtime/request_state.h"
+#include "engine/scheduler/scheduler.h"
+#include "engine/tokenizer/encoder.h"
+#include "hearth/engine.h"
+
+namespace hearth::runtime {
+
+// What the test hook reports, read on the engine thread between steps.
+struct KvDebugInfo {
+  kv::KvCacheStats stats;
+  Result<void> invariants;
+  std::int32_t active_requests = 0;
+};
+
+class EngineImpl final : public Engine {
+ public:
+  static Result<std::unique_ptr<EngineImpl>> create(ModelBundle bundle, const EngineOptions& options);
+  ~EngineImpl() override;
+
+  RequestId submit(Request request, std::shared_ptr<Sink> sink) override;
+  void cancel(RequestId id) override;
+  EngineStats stats() const override { return metrics_.snapshot(); }
+  const ModelHyperParams& model_info() const override;
+  std::int32_t context_length() const override { return context_length_; }
+  Result<std::vector<std::int32_t>> tokenize(std::string_view text, bool add_special,
+                                             bool parse_special) const override;
+  Result<std::string> render_chat(const std::vector<ChatTurn>& messages, bool add_generation_prompt) const override;
+  Result<std::string> detokenize(const std::vector<std::int32_t>& ids) const override;
+
+  // Test hook: KV statistics and invariants, taken on the engine thread
+  // between steps (blocks the caller until then).
+  KvDebugInfo debug_kv();
+
+ private:
+  struct Incoming {
+    RequestId id;
+    Request request;
+    std::shared_ptr<Sink> sink;
+    Clock::time_point submitted;
+  };
+  struct Inbox {
+    std::vector<Incoming> requests;
+    std::vector<RequestId> cancels;
+    std::vector<std::function<void()>> tasks;
+    bool stopping = false;
+  };
+
+  EngineImpl(ModelBundle bundle, const EngineOptions& options, std::int32_t context_length,
+             std::unique_ptr<kv::KvCacheManager> kv);
+  void loop();
+  Inbox wait_for_work();
+  void start_request(Incoming incoming);
+  void finish(RequestId id, FinishReason reason, std::optional<Error> error);
+  void finish_all(FinishReason reason);
+  void publish_metrics();
+
+  // engine_step.cpp
+  void run_step();
+  bool forward(const scheduler::StepPlan& plan);
+  std::int32_t sample_all(const scheduler::StepPlan& plan);
+
+  // Immutable after construction.
+  ModelBundle bundle_;
+  EngineOptions options_;
+  std::int32_t context_length_;
+  PromptBuilder prompts_;
+
+  // Shared with the calling threads, guarded by mu_.
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  Inbox inbox_;
+  std::atomic<RequestId> next_id_{1};
+
+  // Engine thread only.
+  std::unique_ptr<kv::KvCacheManager> kv_;
+  scheduler::Scheduler scheduler_;
+  tokenizer::Encoder encoder_;
+  std::unordered_map<RequestId, std::unique_ptr<RequestState>> active_;
+  std::vector<SequenceStep> steps_;
+  std::vector<float> logits_;  // [sequences wanting logits][n_vocab]
+
+  metrics::EngineMetrics metrics_;  // thread-safe snapshot
+  std::thread thread_;              // last: starts after everything above exists
+};
+
+}  // namespace hearth::runtime

@@ -1,0 +1,90 @@
+// One engine step: schedule, build the model inputs of every scheduled
+// sequence, one forward for all of them, sample, emit.
+#include <chrono>
+
+#include "engine/core/log.h"
+#include "engine/runtime/engine_impl.h"
+
+namespace hearth::runtime {
+namespace {
+
+double ms_since(Clock::time_point t0, Clock::time_point t1) {
+  return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+}  // namespace
+
+void EngineImpl::run_step() {
+  metrics::StepRecord rec;
+  rec.start = Clock::now();
+  scheduler::StepPlan plan = scheduler_.schedule();
+  for (scheduler::SequenceFailure& f : plan.failed) finish(f.id, FinishReason::kError, std::move(f.error));
+  for (const scheduler::Admission& a : plan.admitted) {
+    if (const auto it = active_.find(a.id); it != active_.end()) it->second->on_admitted(a.cached_tokens, rec.start);
+  }
+  const Clock::time_point scheduled = Clock::now();
+  rec.schedule_ms = ms_since(rec.start, scheduled);
+  if (plan.empty()) return;
+
+  const bool ok = forward(plan);
+  const Clock::time_point forwarded = Clock::now();
+  rec.forward_ms = ms_since(scheduled, forwarded);
+  if (ok) rec.decode_tokens = sample_all(plan);
+  rec.end = Clock::now();
+  rec.sample_ms = ms_since(forwarded, rec.end);
+  for (const scheduler::ScheduledChunk& c : plan.chunks) rec.prefill_tokens += c.prefill ? c.num_tokens : 0;
+  metrics_.record_step(rec);
+}
+
+// Runs the model over the plan and commits the computed tokens. On an error
+// every sequence of the step ends with it (the engine keeps serving).
+bool EngineImpl::forward(const scheduler::StepPlan& plan) {
+  steps_.clear();
+  std::size_t want = 0;
+  for (const scheduler::ScheduledChunk& c : plan.chunks) {
+    const std::span<const std::int32_t> tokens = scheduler_.tokens(c.id);
+    const kv::BlockTable* table = kv_->table(c.id);
+    SequenceStep s;
+    s.tokens = tokens.subspan(static_cast<std::size_t>(c.start_pos), static_cast<std::size_t>(c.num_tokens));
+    s.start_pos = c.start_pos;
+    s.block_table = table->blocks();
+    s.want_logits = c.want_logits;
+    steps_.push_back(s);
+    want += c.want_logits ? 1 : 0;
+  }
+  logits_.resize(want * bundle_.model->hparams().n_vocab);
+  Result<void> r = bundle_.model->forward(steps_, logits_);
+  if (r) r = scheduler_.complete(plan);
+  if (r) return true;
+  log::get("engine")->error("forward step failed: {}", r.error().describe());
+  for (const scheduler::ScheduledChunk& c : plan.chunks) finish(c.id, FinishReason::kError, r.error());
+  return false;
+}
+
+// Samples every sequence that wanted logits; returns the tokens sampled.
+std::int32_t EngineImpl::sample_all(const scheduler::StepPlan& plan) {
+  const std::size_t vocab = bundle_.model->hparams().n_vocab;
+  std::size_t row = 0;
+  std::int32_t sampled = 0;
+  for (const scheduler::ScheduledChunk& c : plan.chunks) {
+    if (!c.want_logits) continue;
+    const std::span<const float> logits(logits_.data() + (row++) * vocab, vocab);
+    const auto it = active_.find(c.id);
+    if (it == active_.end()) continue;
+    RequestState& r = *it->second;
+    const std::int32_t token = r.sample(logits);
+    ++sampled;
+    if (Result<void> ok = scheduler_.append_token(c.id, token); !ok) {
+      finish(c.id, FinishReason::kError, std::move(ok).error());
+      continue;
+    }
+    const auto seq_tokens = static_cast<std::int32_t>(scheduler_.tokens(c.id).size());
+    TokenOutcome out = r.on_token(token, Clock::now(), seq_tokens, context_length_);
+    if (out.ttft_ms) metrics_.record_ttft(*out.ttft_ms);
+    if (out.inter_token_ms) metrics_.record_inter_token(*out.inter_token_ms);
+    if (out.finished) finish(c.id, out.reason, std::move(out.error));
+  }
+  return sampled;
+}
+
+}  // namespace hearth::runtime
