@@ -1,0 +1,83 @@
+// The user's settings: a typed struct with defaults, validated on load (a bad
+// value is replaced by its default and reported), stored as JSON in
+// $XDG_CONFIG_HOME/hearth/settings.json (else ~/.config/hearth/settings.json).
+//
+// File format, version 1 (the "version" key; do not rename keys or enum
+// strings, add a migration step in settings_json.cpp instead):
+//   {"version": 1, "models_dir": "", "last_model": "", "device": "auto",
+//    "context_length": 4096, "kv_precision": "f16",
+//    "sampling": {"temperature": 0.8, "top_k": 40, ...SamplingParams fields...},
+//    "theme": "system", "panel_layout": "<base64>", "window_geometry": "<base64>"}
+// Unknown top-level keys (a newer Hearth's) are kept and written back, so
+// opening the file with an older version and saving loses nothing.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hearth/result.h"
+#include "hearth/sampling.h"
+
+namespace hearth::settings {
+
+// Serialized as "system", "light", "dark".
+enum class Theme { kSystem, kLight, kDark };
+// Serialized as "f16", "fp8", "q8_0".
+enum class KvPrecision { kF16, kFp8, kQ8_0 };
+
+const char* to_string(Theme theme);
+const char* to_string(KvPrecision precision);
+
+inline constexpr int kSettingsVersion = 1;
+inline constexpr std::int32_t kMinContextLength = 256;      // tokens
+inline constexpr std::int32_t kMaxContextLength = 1 << 20;  // tokens
+
+struct Settings {
+  std::string models_dir{};            // empty: the platform default folder
+  std::string last_model{};            // a file path or catalog name; empty: the default model
+  std::string device = "auto";         // "auto", "cpu" or "cuda:N" (N in 0..255)
+  std::int32_t context_length = 4096;  // tokens, [kMinContextLength, kMaxContextLength]
+  KvPrecision kv_precision = KvPrecision::kF16;
+  SamplingParams sampling{};  // defaults for new conversations
+  Theme theme = Theme::kSystem;
+  std::string panel_layout{};     // opaque to us: base64 of the app's dock state
+  std::string window_geometry{};  // opaque to us: base64
+  // Top-level keys this version does not know, as JSON text, written back on save.
+  std::map<std::string, std::string> unknown_keys{};
+};
+
+struct LoadedSettings {
+  Settings settings;
+  std::vector<std::string> warnings;  // one per replaced value or unreadable file, naming the key
+  bool unreadable = false;            // the document as a whole was not usable: all defaults
+};
+
+// Replaces each out-of-range value by its default; one warning per replacement.
+std::vector<std::string> validate(Settings& settings);
+
+// Parses a settings document. Never fails: a corrupt document gives the
+// defaults and a warning; each bad value its default and a warning.
+LoadedSettings from_json_text(std::string_view text);
+// Pretty-printed JSON with "version": kSettingsVersion.
+std::string to_json_text(const Settings& settings);
+
+// $XDG_CONFIG_HOME/hearth/settings.json when XDG_CONFIG_HOME is an absolute
+// path, else $HOME/.config/hearth/settings.json; kNotFound when neither is set.
+Result<std::filesystem::path> default_settings_path();
+
+// A missing file gives the defaults without warnings (first start). A corrupt
+// one gives the defaults and a warning, and is copied to "<path>.corrupt" first
+// so the next save does not destroy what the user had. kIo when the file
+// exists but cannot be read.
+Result<LoadedSettings> load_settings(const std::filesystem::path& path);
+
+// Atomic: writes "<path>.tmp-<pid>", flushes it to disk, renames it over the
+// file and flushes the folder; the old file stays whole if anything fails.
+// Creates the folder when missing. kIo naming the path on failure.
+Result<void> save_settings(const Settings& settings, const std::filesystem::path& path);
+
+}  // namespace hearth::settings

@@ -1,0 +1,117 @@
+// Plain records the store reads and writes. They mirror no engine type on
+// purpose (store/ must not include engine/); the app maps between them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hearth::store {
+
+using Id = std::int64_t;      // a row id; ids grow with creation order
+using TimeMs = std::int64_t;  // milliseconds since the Unix epoch, UTC
+
+// Stored as text ('system', 'user', 'assistant'): do not rename.
+enum class Role { kSystem, kUser, kAssistant };
+// Stored as text ('complete', 'streaming', 'interrupted'): do not rename.
+enum class MessageState {
+  kComplete,     // finished normally (also after Stop: the text is what the user saw)
+  kStreaming,    // an answer being written; never seen after Store::open
+  kInterrupted,  // the process died while streaming; the text so far is kept
+};
+
+const char* to_string(Role role);
+const char* to_string(MessageState state);
+
+struct Conversation {
+  Id id = 0;
+  std::string title{};
+  TimeMs created_ms = 0;
+  TimeMs updated_ms = 0;  // last message activity
+  bool archived = false;
+  std::optional<TimeMs> deleted_ms{};  // set while in the trash (restore_conversation undoes it)
+  std::optional<Id> current_leaf_id{};
+  std::optional<Id> prompt_version_id{};  // the pinned system prompt version
+};
+
+struct Message {
+  Id id = 0;
+  Id conversation_id = 0;
+  std::optional<Id> parent_id{};  // nullopt: a root
+  Role role = Role::kUser;
+  std::string content{};
+  MessageState state = MessageState::kComplete;
+  TimeMs created_ms = 0;
+  TimeMs updated_ms = 0;
+};
+
+// The versions of one turn: messages sharing a parent, oldest first.
+struct Siblings {
+  std::vector<Id> ids{};
+  std::size_t index = 0;  // of the message asked about; shown as "index + 1 / ids.size()"
+};
+
+struct Prompt {
+  Id id = 0;
+  std::string name{};
+  TimeMs created_ms = 0;
+};
+
+struct PromptVersion {
+  Id id = 0;
+  Id prompt_id = 0;
+  int version = 0;  // 1, 2, ... within its prompt
+  std::string text{};
+  std::string note{};
+  TimeMs created_ms = 0;
+};
+
+// Sampling settings as recorded (the engine's SamplingParams, field by field).
+struct SamplingRecord {
+  double temperature = 0;
+  std::int64_t top_k = 0;
+  double top_p = 0;
+  double min_p = 0;
+  double repeat_penalty = 0;
+  double frequency_penalty = 0;
+  double presence_penalty = 0;
+  std::int64_t penalty_last_n = 0;
+  std::uint64_t seed = 0;
+};
+
+// One per assistant message: what produced the answer and how fast.
+struct GenerationRecord {
+  Id message_id = 0;
+  std::optional<Id> prompt_version_id{};
+  std::string model_path{};
+  std::string model_sha256{};  // hex
+  std::string quantization{};  // e.g. "Q4_1"
+  std::string kv_precision{};  // "f16", "fp8", "q8_0"
+  std::string device{};        // "cpu", "cuda:0", or a remote server's URL
+  SamplingRecord sampling{};
+  std::int64_t prompt_tokens = 0;
+  std::int64_t cached_tokens = 0;  // prompt tokens served by the prefix cache
+  std::int64_t generated_tokens = 0;
+  double ttft_ms = 0;
+  double prefill_tok_s = 0;
+  double decode_tok_s = 0;
+  double itl_p50_ms = 0;  // inter-token latency percentiles
+  double itl_p95_ms = 0;
+  std::int64_t peak_memory_bytes = 0;
+  std::string finish_reason{};  // the engine's: "stop", "length", "cancelled", "error"
+  TimeMs started_ms = 0;
+  TimeMs finished_ms = 0;
+};
+
+// One conversation found by search, with the best-ranked matching text.
+struct SearchHit {
+  Id conversation_id = 0;
+  std::string title{};
+  TimeMs updated_ms = 0;
+  std::optional<Id> message_id{};  // nullopt when the title matched
+  std::string snippet{};           // matched terms wrapped in the marks asked for
+};
+
+}  // namespace hearth::store

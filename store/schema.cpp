@@ -1,0 +1,155 @@
+#include "store/schema.h"
+
+#include <array>
+#include <string>
+
+namespace hearth::store {
+
+namespace {
+
+// Version 1. Times are milliseconds since the Unix epoch (UTC). Enumerations
+// are stored as text ('user', 'streaming', ...): do not rename their values.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE prompts (
+  id          INTEGER PRIMARY KEY,
+  name        TEXT NOT NULL,
+  created_ms  INTEGER NOT NULL
+);
+
+-- Immutable: every edit of a prompt is a new row with the next version number.
+CREATE TABLE prompt_versions (
+  id          INTEGER PRIMARY KEY,
+  prompt_id   INTEGER NOT NULL REFERENCES prompts(id),
+  version     INTEGER NOT NULL CHECK (version >= 1),
+  text        TEXT NOT NULL,
+  note        TEXT NOT NULL DEFAULT '',
+  created_ms  INTEGER NOT NULL,
+  UNIQUE (prompt_id, version)
+);
+CREATE TRIGGER prompt_versions_no_update BEFORE UPDATE ON prompt_versions
+BEGIN SELECT RAISE(ABORT, 'prompt versions are immutable'); END;
+CREATE TRIGGER prompt_versions_no_delete BEFORE DELETE ON prompt_versions
+BEGIN SELECT RAISE(ABORT, 'prompt versions are immutable'); END;
+
+CREATE TABLE conversations (
+  id                 INTEGER PRIMARY KEY,
+  title              TEXT NOT NULL,
+  created_ms         INTEGER NOT NULL,
+  updated_ms         INTEGER NOT NULL,  -- last message activity: the list's sort key
+  archived           INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),
+  deleted_ms         INTEGER,           -- soft delete (undo-able); NULL: live
+  current_leaf_id    INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+  prompt_version_id  INTEGER REFERENCES prompt_versions(id)
+);
+CREATE INDEX conversations_by_recency ON conversations(updated_ms DESC, id DESC);
+
+-- A tree per conversation: an edit or a regeneration is a sibling (same parent).
+CREATE TABLE messages (
+  id               INTEGER PRIMARY KEY,
+  conversation_id  INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+  parent_id        INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+  role             TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
+  content          TEXT NOT NULL,
+  state            TEXT NOT NULL CHECK (state IN ('complete', 'streaming', 'interrupted')),
+  created_ms       INTEGER NOT NULL,
+  updated_ms       INTEGER NOT NULL
+);
+CREATE INDEX messages_by_parent ON messages(conversation_id, parent_id);
+CREATE INDEX messages_streaming ON messages(state) WHERE state = 'streaming';
+
+-- One per assistant message: what produced it and how fast.
+CREATE TABLE generations (
+  id                 INTEGER PRIMARY KEY,
+  message_id         INTEGER NOT NULL UNIQUE REFERENCES messages(id) ON DELETE CASCADE,
+  prompt_version_id  INTEGER REFERENCES prompt_versions(id),
+  model_path         TEXT NOT NULL,
+  model_sha256       TEXT NOT NULL,
+  quantization       TEXT NOT NULL,
+  kv_precision       TEXT NOT NULL,
+  device             TEXT NOT NULL,
+  temperature        REAL NOT NULL,
+  top_k              INTEGER NOT NULL,
+  top_p              REAL NOT NULL,
+  min_p              REAL NOT NULL,
+  repeat_penalty     REAL NOT NULL,
+  frequency_penalty  REAL NOT NULL,
+  presence_penalty   REAL NOT NULL,
+  penalty_last_n     INTEGER NOT NULL,
+  seed               INTEGER NOT NULL,  -- the u64 seed's bits, as a signed 64-bit integer
+  prompt_tokens      INTEGER NOT NULL,
+  cached_tokens      INTEGER NOT NULL,
+  generated_tokens   INTEGER NOT NULL,
+  ttft_ms            REAL NOT NULL,
+  prefill_tok_s      REAL NOT NULL,
+  decode_tok_s       REAL NOT NULL,
+  itl_p50_ms         REAL NOT NULL,
+  itl_p95_ms         REAL NOT NULL,
+  peak_memory_bytes  INTEGER NOT NULL,
+  finish_reason      TEXT NOT NULL,
+  started_ms         INTEGER NOT NULL,
+  finished_ms        INTEGER NOT NULL
+);
+
+-- Full-text indexes kept in step with their tables by triggers (external content).
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+  content, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+
+CREATE VIRTUAL TABLE conversations_fts USING fts5(
+  title, content = 'conversations', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+CREATE TRIGGER conversations_fts_insert AFTER INSERT ON conversations BEGIN
+  INSERT INTO conversations_fts(rowid, title) VALUES (new.id, new.title);
+END;
+CREATE TRIGGER conversations_fts_delete AFTER DELETE ON conversations BEGIN
+  INSERT INTO conversations_fts(conversations_fts, rowid, title) VALUES ('delete', old.id, old.title);
+END;
+CREATE TRIGGER conversations_fts_update AFTER UPDATE OF title ON conversations BEGIN
+  INSERT INTO conversations_fts(conversations_fts, rowid, title) VALUES ('delete', old.id, old.title);
+  INSERT INTO conversations_fts(rowid, title) VALUES (new.id, new.title);
+END;
+)sql";
+
+constexpr std::array kMigrations{
+    Migration{1, kSchemaV1},
+};
+
+}  // namespace
+
+std::span<const Migration> migrations() {
+  return kMigrations;
+}
+
+int latest_schema_version() {
+  return kMigrations.back().to_version;
+}
+
+StoreResult<void> migrate(sql::Db& db, int target_version, std::span<const Migration> steps) {
+  STORE_ASSIGN_OR_RETURN(const std::int64_t current, db.query_int("PRAGMA user_version"));
+  if (current > target_version) {
+    return make_store_error(StoreErrorCode::kUnsupported, "database schema version " + std::to_string(current) +
+                                                              " is newer than this program's (" +
+                                                              std::to_string(target_version) + ")");
+  }
+  for (const Migration& step : steps) {
+    if (step.to_version <= current || step.to_version > target_version) continue;
+    const std::string what = "migrating the database to schema version " + std::to_string(step.to_version);
+    auto tx = sql::Transaction::begin(db);
+    if (!tx) return sql::with_context(std::move(tx).error(), what);
+    auto done = db.exec(std::string(step.sql) + ";\nPRAGMA user_version = " + std::to_string(step.to_version) + ";");
+    if (!done) return sql::with_context(std::move(done).error(), what);
+    auto committed = tx->commit();
+    if (!committed) return sql::with_context(std::move(committed).error(), what);
+  }
+  return {};
+}
+
+}  // namespace hearth::store

@@ -1,0 +1,68 @@
+// Store's private state and the helpers its .cpp files share (internal to store/).
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <string_view>
+#include <utility>
+
+#include "store/records.h"
+#include "store/sqlite_db.h"
+#include "store/store.h"
+
+namespace hearth::store {
+
+struct Store::Impl {
+  sql::Db db;
+  std::mutex mutex;  // guards db: every public method holds it
+  std::function<TimeMs()> clock;
+  int schema_version = 0;
+  int recovered = 0;
+  bool read_only = false;
+
+  TimeMs now() const { return clock(); }
+
+  // Runs `body` (returning StoreResult<...>) in one transaction under the lock;
+  // any error rolls everything back and is labelled "... while <what>".
+  template <class F>
+  auto write(std::string_view what, F&& body) -> decltype(body()) {
+    std::lock_guard lock(mutex);
+    auto tx = sql::Transaction::begin(db);
+    if (!tx) return sql::with_context(std::move(tx).error(), what);
+    auto result = body();
+    if (!result) return sql::with_context(std::move(result).error(), what);
+    auto committed = tx->commit();
+    if (!committed) return sql::with_context(std::move(committed).error(), what);
+    return result;
+  }
+
+  // Runs `body` under the lock (a single SELECT is its own read transaction).
+  template <class F>
+  auto read(std::string_view what, F&& body) -> decltype(body()) {
+    std::lock_guard lock(mutex);
+    auto result = body();
+    if (!result) return sql::with_context(std::move(result).error(), what);
+    return result;
+  }
+};
+
+// Column lists and row readers shared by the queries (columns in this order).
+inline constexpr std::string_view kMessageColumns =
+    "id, conversation_id, parent_id, role, content, state, created_ms, updated_ms";
+inline constexpr std::string_view kConversationColumns =
+    "id, title, created_ms, updated_ms, archived, deleted_ms, current_leaf_id, prompt_version_id";
+
+Message read_message(const sql::Statement& row);
+Conversation read_conversation(const sql::Statement& row);
+PromptVersion read_prompt_version(const sql::Statement& row);  // id, prompt_id, version, text, note, created_ms
+
+// Loads one message; kNotFound naming the id when it does not exist.
+StoreResult<Message> load_message(sql::Db& db, Id id);
+// kNotFound unless the conversation exists (soft-deleted ones exist).
+StoreResult<void> require_conversation(sql::Db& db, Id id);
+// Inserts a generation row for record.message_id (inside the caller's transaction).
+StoreResult<Id> insert_generation(sql::Db& db, const GenerationRecord& record);
+// Moves the conversation's current leaf and its activity time.
+StoreResult<void> set_leaf(sql::Db& db, Id conversation_id, Id leaf_id, TimeMs now);
+
+}  // namespace hearth::store

@@ -1,0 +1,109 @@
+#include <string>
+
+#include "store/store_impl.h"
+
+namespace hearth::store {
+
+namespace {
+
+Role role_from(const std::string& s) {
+  if (s == "system") return Role::kSystem;
+  if (s == "assistant") return Role::kAssistant;
+  return Role::kUser;  // the schema's CHECK admits nothing else
+}
+
+MessageState state_from(const std::string& s) {
+  if (s == "streaming") return MessageState::kStreaming;
+  if (s == "interrupted") return MessageState::kInterrupted;
+  return MessageState::kComplete;
+}
+
+}  // namespace
+
+const char* to_string(Role role) {
+  switch (role) {
+    case Role::kSystem:
+      return "system";
+    case Role::kUser:
+      return "user";
+    case Role::kAssistant:
+      return "assistant";
+  }
+  return "user";
+}
+
+const char* to_string(MessageState state) {
+  switch (state) {
+    case MessageState::kComplete:
+      return "complete";
+    case MessageState::kStreaming:
+      return "streaming";
+    case MessageState::kInterrupted:
+      return "interrupted";
+  }
+  return "complete";
+}
+
+Message read_message(const sql::Statement& row) {
+  Message m;
+  m.id = row.int64(0);
+  m.conversation_id = row.int64(1);
+  m.parent_id = row.optional_int64(2);
+  m.role = role_from(row.text(3));
+  m.content = row.text(4);
+  m.state = state_from(row.text(5));
+  m.created_ms = row.int64(6);
+  m.updated_ms = row.int64(7);
+  return m;
+}
+
+Conversation read_conversation(const sql::Statement& row) {
+  Conversation c;
+  c.id = row.int64(0);
+  c.title = row.text(1);
+  c.created_ms = row.int64(2);
+  c.updated_ms = row.int64(3);
+  c.archived = row.int64(4) != 0;
+  c.deleted_ms = row.optional_int64(5);
+  c.current_leaf_id = row.optional_int64(6);
+  c.prompt_version_id = row.optional_int64(7);
+  return c;
+}
+
+PromptVersion read_prompt_version(const sql::Statement& row) {
+  PromptVersion v;
+  v.id = row.int64(0);
+  v.prompt_id = row.int64(1);
+  v.version = static_cast<int>(row.int64(2));
+  v.text = row.text(3);
+  v.note = row.text(4);
+  v.created_ms = row.int64(5);
+  return v;
+}
+
+StoreResult<Message> load_message(sql::Db& db, Id id) {
+  STORE_ASSIGN_OR_RETURN(sql::Statement stmt,
+                         db.prepare("SELECT " + std::string(kMessageColumns) + " FROM messages WHERE id = ?"));
+  stmt.bind(1, id);
+  STORE_ASSIGN_OR_RETURN(const bool row, stmt.step());
+  if (!row) return make_store_error(StoreErrorCode::kNotFound, "no message with id " + std::to_string(id));
+  return read_message(stmt);
+}
+
+StoreResult<void> require_conversation(sql::Db& db, Id id) {
+  STORE_ASSIGN_OR_RETURN(sql::Statement stmt, db.prepare("SELECT 1 FROM conversations WHERE id = ?"));
+  stmt.bind(1, id);
+  STORE_ASSIGN_OR_RETURN(const bool row, stmt.step());
+  if (!row) return make_store_error(StoreErrorCode::kNotFound, "no conversation with id " + std::to_string(id));
+  return {};
+}
+
+StoreResult<void> set_leaf(sql::Db& db, Id conversation_id, Id leaf_id, TimeMs now) {
+  STORE_ASSIGN_OR_RETURN(
+      sql::Statement stmt,
+      db.prepare("UPDATE conversations SET current_leaf_id = ?, updated_ms = max(updated_ms, ?) WHERE id = ?"));
+  stmt.bind(1, leaf_id).bind(2, now).bind(3, conversation_id);
+  return stmt.run();
+}
+
+}  // namespace hearth::store
