@@ -1,0 +1,78 @@
+// Device-side helpers shared by the CUDA kernels: half/bfloat16/fp8 conversion
+// of raw bits, unaligned word loads, warp reductions. Include only from .cu files.
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include <cstdint>
+
+namespace hearth::kernels::cuda {
+
+inline constexpr int kWarp = 32;
+
+__device__ __forceinline__ float half_bits_to_float(uint16_t h) {
+  return __half2float(__ushort_as_half(h));
+}
+
+__device__ __forceinline__ uint16_t float_to_half_bits(float f) {
+  return __half_as_ushort(__float2half_rn(f));
+}
+
+__device__ __forceinline__ float bf16_bits_to_float(uint16_t b) {
+  return __uint_as_float(static_cast<uint32_t>(b) << 16);
+}
+
+// FP8 E4M3 (OCP): 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinity,
+// max 448. Encoding rounds to nearest even and saturates to +-448.
+__device__ __forceinline__ float fp8_e4m3_to_float(uint8_t b) {
+  const __half_raw h = __nv_cvt_fp8_to_halfraw(static_cast<__nv_fp8_storage_t>(b), __NV_E4M3);
+  return __half2float(__half(h));
+}
+
+__device__ __forceinline__ uint8_t float_to_fp8_e4m3(float f) {
+  return static_cast<uint8_t>(__nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3));
+}
+
+// A 32-bit little-endian word at a 2-byte aligned address (block fields of the
+// ggml formats are only 2-byte aligned: Q4_0 blocks are 18 bytes).
+__device__ __forceinline__ uint32_t load_u32_a2(const uint8_t* p) {
+  const uint16_t* q = reinterpret_cast<const uint16_t*>(p);
+  return static_cast<uint32_t>(__ldg(q)) | (static_cast<uint32_t>(__ldg(q + 1)) << 16);
+}
+
+__device__ __forceinline__ uint16_t load_u16(const uint8_t* p) {
+  return __ldg(reinterpret_cast<const uint16_t*>(p));
+}
+
+// Byte k (< 4) of a word.
+__device__ __forceinline__ uint32_t byte_of(uint32_t w, int k) {
+  return (w >> (8 * k)) & 0xffu;
+}
+
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int off = kWarp / 2; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
+  return v;
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+#pragma unroll
+  for (int off = kWarp / 2; off > 0; off /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
+  return v;
+}
+
+// Sum over a block of blockDim.x threads (a multiple of 32, <= 1024); every
+// thread gets the total. scratch: 32 floats of shared memory.
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int n_warps = blockDim.x / kWarp;
+  v = warp_sum(v);
+  __syncthreads();  // scratch may still be read by a previous call
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  v = lane < n_warps ? scratch[lane] : 0.0f;
+  return warp_sum(v);
+}
+
+}  // namespace hearth::kernels::cuda

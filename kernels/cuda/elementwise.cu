@@ -1,0 +1,47 @@
+#include "kernels/cuda/device_common.cuh"
+#include "kernels/cuda/elementwise.h"
+
+#include <algorithm>
+
+namespace hearth::kernels::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned grid_for(int64_t n) {
+  return static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65536));
+}
+
+__global__ void add_kernel(const float* a, const float* b, float* out, int64_t n) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * kThreads) {
+    out[i] = a[i] + b[i];
+  }
+}
+
+__global__ void add_bias_kernel(float* x, const float* __restrict__ bias, int64_t n, int64_t dim) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * kThreads) {
+    x[i] += bias[i % dim];
+  }
+}
+
+}  // namespace
+
+Status add(const float* a, const float* b, float* out, int64_t n, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(a != nullptr && b != nullptr && out != nullptr);
+  HEARTH_CUDA_REQUIRE(n >= 0);
+  if (n == 0) return {};
+  add_kernel<<<grid_for(n), kThreads, 0, stream>>>(a, b, out, n);
+  return check_launch("add_kernel");
+}
+
+Status add_bias(float* x, const float* bias, int64_t n_rows, int64_t dim, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(x != nullptr && bias != nullptr);
+  HEARTH_CUDA_REQUIRE(n_rows >= 0 && dim > 0);
+  if (n_rows == 0) return {};
+  add_bias_kernel<<<grid_for(n_rows * dim), kThreads, 0, stream>>>(x, bias, n_rows * dim, dim);
+  return check_launch("add_bias_kernel");
+}
+
+}  // namespace hearth::kernels::cuda

@@ -1,0 +1,30 @@
+#include "kernels/cuda/device_common.cuh"
+#include "kernels/cuda/glu.h"
+
+#include <algorithm>
+
+namespace hearth::kernels::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+__global__ void swiglu_kernel(const float* gate, const float* up, float* out, int64_t n) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * kThreads) {
+    const float g = gate[i];
+    out[i] = g / (1.0f + expf(-g)) * up[i];
+  }
+}
+
+}  // namespace
+
+Status swiglu(const float* gate, const float* up, float* out, int64_t n, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(gate != nullptr && up != nullptr && out != nullptr);
+  HEARTH_CUDA_REQUIRE(n >= 0);
+  if (n == 0) return {};
+  const auto grid = static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65536));
+  swiglu_kernel<<<grid, kThreads, 0, stream>>>(gate, up, out, n);
+  return check_launch("swiglu_kernel");
+}
+
+}  // namespace hearth::kernels::cuda

@@ -1,0 +1,262 @@
+#include "kernels/cuda/device_common.cuh"
+#include "kernels/cuda/paged_attention.h"
+
+#include <algorithm>
+
+namespace hearth::kernels::cuda {
+namespace {
+
+constexpr int kWarps = 4;                           // warps per block; they interleave the chunk's positions
+constexpr int kMaxGroup = 4;                        // query heads per block (sharing one kv head)
+constexpr int kMaxElems = kMaxAttnHeadDim / kWarp;  // head elements per lane
+
+struct AttnArgs {
+  const float* q;
+  const int32_t* positions;
+  const int32_t* token_seq;
+  const int32_t* block_tables;
+  int max_blocks_per_seq;
+  const void* k;
+  const void* v;
+  int block_size, n_kv_heads, head_dim, n_heads, group, subgroups;
+  float qk_scale;  // scale * k_scale
+  float v_scale;
+  int window, split_len, n_splits;
+  float* out;       // final output (n_splits == 1)
+  float* part_acc;  // [n_tokens][n_heads][n_splits][head_dim]
+  float* part_ml;   // [n_tokens][n_heads][n_splits][2]: max, sum
+};
+
+// e (< kMaxElems) elements of a K/V row starting at element `off` (a multiple of n).
+template <KvCacheDtype kDtype>
+__device__ __forceinline__ void load_row(const void* base, int64_t off, int n, float (&out)[kMaxElems]) {
+  if constexpr (kDtype == KvCacheDtype::kF16) {
+    const uint16_t* p = static_cast<const uint16_t*>(base) + off;
+    if (n == 8) {
+      const uint4 w = __ldg(reinterpret_cast<const uint4*>(p));
+      const uint32_t words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        out[2 * i] = half_bits_to_float(static_cast<uint16_t>(words[i] & 0xffffu));
+        out[2 * i + 1] = half_bits_to_float(static_cast<uint16_t>(words[i] >> 16));
+      }
+      return;
+    }
+#pragma unroll
+    for (int i = 0; i < kMaxElems; ++i) {
+      if (i < n) out[i] = half_bits_to_float(__ldg(p + i));
+    }
+  } else {
+    const uint8_t* p = static_cast<const uint8_t*>(base) + off;
+    if (n == 8) {
+      const uint2 w = __ldg(reinterpret_cast<const uint2*>(p));
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        out[i] = fp8_e4m3_to_float(static_cast<uint8_t>(byte_of(w.x, i)));
+        out[4 + i] = fp8_e4m3_to_float(static_cast<uint8_t>(byte_of(w.y, i)));
+      }
+      return;
+    }
+#pragma unroll
+    for (int i = 0; i < kMaxElems; ++i) {
+      if (i < n) out[i] = fp8_e4m3_to_float(__ldg(p + i));
+    }
+  }
+}
+
+// Per-warp online-softmax state of up to kMaxGroup heads over kMaxElems elements per lane.
+struct WarpState {
+  float m[kMaxGroup], l[kMaxGroup], acc[kMaxGroup][kMaxElems];
+};
+
+// Positions [lo, hi) of one chunk; warp w takes lo + w, lo + w + kWarps, ...
+template <KvCacheDtype kDtype>
+__device__ void attend_chunk(const AttnArgs& a, const float (&qv)[kMaxGroup][kMaxElems], int gs, int g,
+                             const int32_t* table, int lo, int hi, WarpState& st) {
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int n = a.head_dim / kWarp;
+  for (int pos = lo + warp; pos < hi; pos += kWarps) {
+    const int64_t block = table[pos / a.block_size];
+    const int64_t off =
+        ((block * a.block_size + pos % a.block_size) * a.n_kv_heads + g) * a.head_dim + static_cast<int64_t>(lane) * n;
+    float kr[kMaxElems], vr[kMaxElems];
+    load_row<kDtype>(a.k, off, n, kr);
+    load_row<kDtype>(a.v, off, n, vr);
+#pragma unroll
+    for (int i = 0; i < kMaxGroup; ++i) {
+      if (i >= gs) break;
+      float s = 0.0f;
+#pragma unroll
+      for (int e = 0; e < kMaxElems; ++e) {
+        if (e < n) s = fmaf(qv[i][e], kr[e], s);
+      }
+      s = warp_sum(s);
+      const float m_new = fmaxf(st.m[i], s);
+      const float corr = expf(st.m[i] - m_new);  // 0 on the first position (m = -inf)
+      const float p = expf(s - m_new);
+      st.l[i] = st.l[i] * corr + p;
+#pragma unroll
+      for (int e = 0; e < kMaxElems; ++e) {
+        if (e < n) st.acc[i][e] = st.acc[i][e] * corr + p * vr[e];
+      }
+      st.m[i] = m_new;
+    }
+  }
+}
+
+// grid: (token, kv head * subgroups, chunk); block: kWarps warps.
+template <KvCacheDtype kDtype>
+__global__ void __launch_bounds__(kWarps* kWarp) attn_split_kernel(AttnArgs a) {
+  __shared__ float s_ml[kWarps][kMaxGroup][2];
+  __shared__ float s_acc[kWarps][kMaxGroup][kMaxAttnHeadDim];
+  const int t = blockIdx.x, chunk = blockIdx.z;
+  const int g = blockIdx.y / a.subgroups;
+  const int h0 = g * a.group + (blockIdx.y % a.subgroups) * kMaxGroup;
+  const int gs = min(kMaxGroup, g * a.group + a.group - h0);
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int n = a.head_dim / kWarp;
+  const int p = a.positions[t];
+  const int first = a.window > 0 ? max(0, p - a.window + 1) : 0;
+  const int lo = max(chunk * a.split_len, first), hi = min((chunk + 1) * a.split_len, p + 1);
+
+  float qv[kMaxGroup][kMaxElems];
+  WarpState st;
+#pragma unroll
+  for (int i = 0; i < kMaxGroup; ++i) {
+    st.m[i] = -INFINITY;
+    st.l[i] = 0.0f;
+#pragma unroll
+    for (int e = 0; e < kMaxElems; ++e) {
+      st.acc[i][e] = 0.0f;
+      const bool live = i < gs && e < n;
+      qv[i][e] =
+          live ? a.q[(static_cast<int64_t>(t) * a.n_heads + h0 + i) * a.head_dim + lane * n + e] * a.qk_scale : 0.0f;
+    }
+  }
+  const int seq = a.token_seq != nullptr ? a.token_seq[t] : 0;
+  if (lo < hi) {
+    attend_chunk<kDtype>(a, qv, gs, g, a.block_tables + static_cast<int64_t>(seq) * a.max_blocks_per_seq, lo, hi, st);
+  }
+  // Merge the warps' states through shared memory.
+#pragma unroll
+  for (int i = 0; i < kMaxGroup; ++i) {
+    if (lane == 0) s_ml[warp][i][0] = st.m[i], s_ml[warp][i][1] = st.l[i];
+#pragma unroll
+    for (int e = 0; e < kMaxElems; ++e) {
+      if (e < n) s_acc[warp][i][lane * n + e] = st.acc[i][e];
+    }
+  }
+  __syncthreads();
+  for (int idx = threadIdx.x; idx < gs * a.head_dim; idx += kWarps * kWarp) {
+    const int i = idx / a.head_dim, d = idx % a.head_dim;
+    float m = -INFINITY;
+    for (int w = 0; w < kWarps; ++w) m = fmaxf(m, s_ml[w][i][0]);
+    float l = 0.0f, acc = 0.0f;
+    if (m != -INFINITY) {
+      for (int w = 0; w < kWarps; ++w) {
+        const float c = expf(s_ml[w][i][0] - m);
+        l += s_ml[w][i][1] * c;
+        acc += s_acc[w][i][d] * c;
+      }
+    }
+    const int64_t th = static_cast<int64_t>(t) * a.n_heads + h0 + i;
+    if (a.n_splits == 1) {
+      a.out[th * a.head_dim + d] = l > 0.0f ? acc * a.v_scale / l : 0.0f;
+    } else {
+      const int64_t ts = th * a.n_splits + chunk;
+      a.part_acc[ts * a.head_dim + d] = acc * a.v_scale;
+      if (d == 0) a.part_ml[2 * ts] = m, a.part_ml[2 * ts + 1] = l;
+    }
+  }
+}
+
+// grid: token * n_heads; block: head_dim threads. out = sum_c acc_c e^(m_c - M) / sum_c l_c e^(m_c - M).
+__global__ void attn_combine_kernel(const float* __restrict__ part_acc, const float* __restrict__ part_ml, int n_splits,
+                                    int head_dim, float* __restrict__ out) {
+  const int64_t th = blockIdx.x;
+  const float* ml = part_ml + 2 * th * n_splits;
+  float m = -INFINITY;
+  for (int c = 0; c < n_splits; ++c) {
+    if (ml[2 * c + 1] > 0.0f) m = fmaxf(m, ml[2 * c]);
+  }
+  float l = 0.0f, acc = 0.0f;
+  for (int c = 0; c < n_splits; ++c) {
+    if (ml[2 * c + 1] > 0.0f) {  // empty chunks (past the position) wrote no output
+      const float w = expf(ml[2 * c] - m);
+      l += ml[2 * c + 1] * w;
+      acc += part_acc[(th * n_splits + c) * head_dim + threadIdx.x] * w;
+    }
+  }
+  out[th * head_dim + threadIdx.x] = l > 0.0f ? acc / l : 0.0f;
+}
+
+int ceil_div(int64_t a, int64_t b) {
+  return static_cast<int>((a + b - 1) / b);
+}
+
+}  // namespace
+
+int choose_split_len(int n_tokens, int n_heads, int n_kv_heads, int max_context, int sm_count) {
+  const int group = n_kv_heads > 0 ? std::max(1, n_heads / n_kv_heads) : 1;
+  const int64_t blocks =
+      static_cast<int64_t>(std::max(1, n_tokens)) * std::max(1, n_kv_heads) * ceil_div(group, kMaxGroup);
+  const int64_t want = 4LL * std::max(1, sm_count);
+  const int splits = static_cast<int>(std::max<int64_t>(1, (want + blocks - 1) / blocks));
+  const int len = ceil_div(std::max(1, max_context), splits);
+  return std::max(64, ceil_div(len, 64) * 64);
+}
+
+size_t paged_attention_workspace_bytes(int n_tokens, int n_heads, int head_dim, int max_context, int split_len) {
+  if (split_len <= 0) return 0;
+  const int n_splits = ceil_div(max_context, split_len);
+  if (n_splits <= 1) return 0;
+  return static_cast<size_t>(n_tokens) * n_heads * n_splits * (head_dim + 2) * sizeof(float);
+}
+
+Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, const PagedAttentionParams& params,
+                       float* out, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(kv.k != nullptr && kv.v != nullptr && kv.block_size > 0 && kv.n_kv_heads > 0);
+  HEARTH_CUDA_REQUIRE(kv.head_dim > 0 && kv.head_dim % kWarp == 0 && kv.head_dim <= kMaxAttnHeadDim);
+  HEARTH_CUDA_REQUIRE(kv.dtype == KvCacheDtype::kF16 || (kv.k_scale > 0.0f && kv.v_scale > 0.0f));
+  HEARTH_CUDA_REQUIRE(params.n_heads > 0 && params.n_heads % kv.n_kv_heads == 0 && params.split_len > 0);
+  HEARTH_CUDA_REQUIRE(batch.q != nullptr && batch.positions != nullptr && batch.block_tables != nullptr);
+  HEARTH_CUDA_REQUIRE(batch.max_context > 0 && batch.max_blocks_per_seq * int64_t{kv.block_size} >= batch.max_context);
+  HEARTH_CUDA_REQUIRE(batch.n_tokens >= 0 && out != nullptr);
+  if (batch.n_tokens == 0) return {};
+  const int n_splits = ceil_div(batch.max_context, params.split_len);
+  HEARTH_CUDA_REQUIRE(n_splits <= 65535);
+  const size_t need =
+      paged_attention_workspace_bytes(batch.n_tokens, params.n_heads, kv.head_dim, batch.max_context, params.split_len);
+  if (workspace_bytes < need || (need > 0 && workspace == nullptr)) {
+    return invalid_argument("paged_attention workspace smaller than paged_attention_workspace_bytes()");
+  }
+  const int group = params.n_heads / kv.n_kv_heads;
+  AttnArgs a{};
+  a.q = batch.q, a.positions = batch.positions, a.token_seq = batch.token_seq, a.block_tables = batch.block_tables;
+  a.max_blocks_per_seq = batch.max_blocks_per_seq;
+  a.k = kv.k, a.v = kv.v, a.block_size = kv.block_size, a.n_kv_heads = kv.n_kv_heads, a.head_dim = kv.head_dim;
+  a.n_heads = params.n_heads, a.group = group, a.subgroups = ceil_div(group, kMaxGroup);
+  const bool fp8 = kv.dtype == KvCacheDtype::kFp8E4M3;
+  a.qk_scale = params.scale * (fp8 ? kv.k_scale : 1.0f);
+  a.v_scale = fp8 ? kv.v_scale : 1.0f;
+  a.window = params.window, a.split_len = params.split_len, a.n_splits = n_splits;
+  a.out = out;
+  const size_t parts = static_cast<size_t>(batch.n_tokens) * params.n_heads * n_splits;
+  a.part_acc = static_cast<float*>(workspace);
+  a.part_ml = need > 0 ? a.part_acc + parts * kv.head_dim : nullptr;
+  const dim3 grid(static_cast<unsigned>(batch.n_tokens), static_cast<unsigned>(kv.n_kv_heads * a.subgroups),
+                  static_cast<unsigned>(n_splits));
+  HEARTH_CUDA_REQUIRE(grid.y <= 65535);
+  if (fp8) {
+    attn_split_kernel<KvCacheDtype::kFp8E4M3><<<grid, kWarps * kWarp, 0, stream>>>(a);
+  } else {
+    attn_split_kernel<KvCacheDtype::kF16><<<grid, kWarps * kWarp, 0, stream>>>(a);
+  }
+  HEARTH_CUDA_TRY(check_launch("attn_split_kernel"));
+  if (n_splits == 1) return {};
+  attn_combine_kernel<<<static_cast<unsigned>(batch.n_tokens * params.n_heads), static_cast<unsigned>(kv.head_dim), 0,
+                        stream>>>(a.part_acc, a.part_ml, n_splits, kv.head_dim, out);
+  return check_launch("attn_combine_kernel");
+}
+
+}  // namespace hearth::kernels::cuda

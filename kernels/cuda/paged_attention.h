@@ -1,0 +1,53 @@
+// Causal grouped-query attention over the paged KV cache, for prefill (many
+// query tokens, with a cached prefix) and decode (one token per sequence) alike.
+//
+// Split-KV ("flash-decoding"): each query token's context 0..p is cut into
+// chunks of split_len positions; one thread block per (token, kv head, group of
+// up to 4 query heads, chunk) runs an online softmax over its chunk and leaves
+// (max, sum, unnormalised output); a combine kernel merges the chunks. With a
+// single chunk the first kernel writes the output directly.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cuda/paged_kv.h"
+#include "kernels/cuda/status.h"
+
+namespace hearth::kernels::cuda {
+
+// The query tokens of one call; they may belong to different sequences.
+struct AttentionBatch {
+  const float* q = nullptr;               // [n_tokens][n_heads][head_dim] f32
+  const int32_t* positions = nullptr;     // [n_tokens] position of each token in its sequence
+  const int32_t* token_seq = nullptr;     // [n_tokens] row of block_tables per token; null: all row 0
+  const int32_t* block_tables = nullptr;  // [n_seqs][max_blocks_per_seq] pool block ids
+  int max_blocks_per_seq = 0;
+  int n_tokens = 0;
+  int max_context = 0;  // host-known bound: every positions[t] < max_context
+};
+
+struct PagedAttentionParams {
+  int n_heads = 0;     // query heads, a multiple of the cache's n_kv_heads
+  float scale = 1.0f;  // applied to q.k, usually 1/sqrt(head_dim)
+  int window = 0;      // 0: positions 0..p; else only p-window+1..p (sliding window)
+  int split_len = 0;   // positions per chunk, > 0; choose_split_len gives a good one
+};
+
+// A chunk length that gives the device a few waves of thread blocks
+// (sm_count: multiprocessors of the device). Always >= 64, a multiple of 64.
+int choose_split_len(int n_tokens, int n_heads, int n_kv_heads, int max_context, int sm_count);
+
+// Workspace the call needs for these sizes (0 when a single chunk covers max_context).
+size_t paged_attention_workspace_bytes(int n_tokens, int n_heads, int head_dim, int max_context, int split_len);
+
+// out: [n_tokens][n_heads][head_dim] f32. Token t (query heads h) attends to
+// positions first..positions[t] of its sequence through its block table; the
+// caller has stored the batch's own K/V (store_kv) before the call. Every
+// block-table entry below positions[t] / block_size must be a valid pool block.
+Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, const PagedAttentionParams& params,
+                       float* out, void* workspace, size_t workspace_bytes, cudaStream_t stream);
+
+}  // namespace hearth::kernels::cuda

@@ -1,0 +1,226 @@
+// Paged attention (prefill with a cached prefix, batched decode, GQA, sliding
+// window, f16 and fp8 caches) against the CPU attention_reference (double)
+// over the decoded cache values; and the store-KV kernel byte for byte.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "cuda_test_util.h"
+#include "kernels/cpu/attention.h"
+#include "kernels/cpu/fp16.h"
+#include "kernels/cuda/fp8.h"
+#include "kernels/cuda/paged_attention.h"
+#include "kernels/cuda/store_kv.h"
+
+namespace hearth::kernels::cuda::test {
+namespace {
+
+struct Config {
+  KvCacheDtype dtype;
+  int head_dim, n_heads, n_kv_heads, block_size, window, split_len;  // split_len 0: choose_split_len
+};
+
+struct Token {
+  int seq, pos;
+};
+
+// One stored K/V element as the cache holds it, and its value as the kernels read it.
+uint16_t encode(KvCacheDtype dtype, float x, float scale, float* decoded) {
+  if (dtype == KvCacheDtype::kF16) {
+    const uint16_t h = f32_to_fp16(x);
+    *decoded = fp16_to_f32(h);
+    return h;
+  }
+  const uint8_t b = f32_to_fp8_e4m3(x * (1.0f / scale));
+  *decoded = fp8_e4m3_to_f32(b) * scale;
+  return b;
+}
+
+// Fills a pool for sequences of the given lengths (random, disjoint blocks;
+// every other slot keeps the NaN poison, so reading past a position shows),
+// runs the kernel for `tokens` and compares each with attention_reference over
+// that sequence's decoded K/V. Tolerance: |out - ref| <= 2e-5 * max|V| + 1e-6.
+void check_attention(std::mt19937& rng, const Config& c, const std::vector<int>& seq_lens,
+                     const std::vector<Token>& tokens) {
+  SCOPED_TRACE(testing::Message() << "dtype=" << static_cast<int>(c.dtype) << " D=" << c.head_dim
+                                  << " heads=" << c.n_heads << "/" << c.n_kv_heads << " bs=" << c.block_size
+                                  << " window=" << c.window << " split=" << c.split_len);
+  const int n_seqs = static_cast<int>(seq_lens.size());
+  const int max_ctx = *std::max_element(seq_lens.begin(), seq_lens.end());
+  const int max_blocks = (max_ctx + c.block_size - 1) / c.block_size;
+  const int64_t n_blocks = static_cast<int64_t>(n_seqs) * max_blocks + 3;
+  const int64_t row = static_cast<int64_t>(c.n_kv_heads) * c.head_dim;  // elements per slot
+  const size_t esize = c.dtype == KvCacheDtype::kF16 ? 2 : 1;
+  const float k_scale = c.dtype == KvCacheDtype::kF16 ? 1.0f : 0.02f,
+              v_scale = c.dtype == KvCacheDtype::kF16 ? 1.0f : 0.03f;
+
+  std::vector<int32_t> pool_ids(static_cast<size_t>(n_blocks));
+  std::iota(pool_ids.begin(), pool_ids.end(), 0);
+  std::shuffle(pool_ids.begin(), pool_ids.end(), rng);
+  std::vector<int32_t> tables(static_cast<size_t>(n_seqs * max_blocks), -1);
+  std::vector<uint8_t> kbytes(static_cast<size_t>(n_blocks * c.block_size * row) * esize, 0xff), vbytes = kbytes;
+  std::vector<std::vector<float>> kref(static_cast<size_t>(n_seqs)), vref(static_cast<size_t>(n_seqs));
+  float vmax = 0.0f;
+  size_t next = 0;
+  for (int s = 0; s < n_seqs; ++s) {
+    const int len = seq_lens[static_cast<size_t>(s)];
+    for (int b = 0; b < (len + c.block_size - 1) / c.block_size; ++b)
+      tables[static_cast<size_t>(s * max_blocks + b)] = pool_ids[next++];
+    const std::vector<float> k = random_floats(rng, len * row), v = random_floats(rng, len * row);
+    kref[static_cast<size_t>(s)].resize(k.size());
+    vref[static_cast<size_t>(s)].resize(v.size());
+    for (int64_t i = 0; i < len * row; ++i) {
+      const int64_t pos = i / row;
+      const int64_t slot =
+          static_cast<int64_t>(tables[static_cast<size_t>(s * max_blocks + pos / c.block_size)]) * c.block_size +
+          pos % c.block_size;
+      const size_t at = static_cast<size_t>((slot * row + i % row)) * esize;
+      const uint16_t kb =
+          encode(c.dtype, k[static_cast<size_t>(i)], k_scale, &kref[static_cast<size_t>(s)][static_cast<size_t>(i)]);
+      const uint16_t vb =
+          encode(c.dtype, v[static_cast<size_t>(i)], v_scale, &vref[static_cast<size_t>(s)][static_cast<size_t>(i)]);
+      std::memcpy(&kbytes[at], &kb, esize);  // little-endian: the low byte first for fp8
+      std::memcpy(&vbytes[at], &vb, esize);
+      vmax = std::max(vmax, std::fabs(vref[static_cast<size_t>(s)][static_cast<size_t>(i)]));
+    }
+  }
+  const int n_tokens = static_cast<int>(tokens.size());
+  std::vector<int32_t> positions, token_seq;
+  for (const Token& t : tokens) positions.push_back(t.pos), token_seq.push_back(t.seq);
+  const std::vector<float> q = random_floats(rng, static_cast<int64_t>(n_tokens) * c.n_heads * c.head_dim);
+
+  DeviceBuffer<uint8_t> dk(kbytes), dv(vbytes);
+  DeviceBuffer<int32_t> dtables(tables), dpos(positions), dseq(token_seq);
+  DeviceBuffer<float> dq(q), dout(q.size());
+  const PagedKvCache kv{dk.get(), dv.get(),     c.dtype,      k_scale,   v_scale,
+                        n_blocks, c.block_size, c.n_kv_heads, c.head_dim};
+  const AttentionBatch batch{dq.get(), dpos.get(), dseq.get(), dtables.get(), max_blocks, n_tokens, max_ctx};
+  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  const int split = c.split_len > 0 ? c.split_len : choose_split_len(n_tokens, c.n_heads, c.n_kv_heads, max_ctx, 132);
+  const PagedAttentionParams params{c.n_heads, scale, c.window, split};
+  const size_t ws_bytes = paged_attention_workspace_bytes(n_tokens, c.n_heads, c.head_dim, max_ctx, split);
+  DeviceBuffer<uint8_t> ws(ws_bytes);
+  ASSERT_CUDA_OK(paged_attention(kv, batch, params, dout.get(), ws.get(), ws_bytes, nullptr));
+  const std::vector<float> out = dout.download();
+
+  const kernels::AttentionParams ref_params{c.n_heads, scale, c.window};
+  const int64_t tok_elems = static_cast<int64_t>(c.n_heads) * c.head_dim;
+  std::vector<float> ref(static_cast<size_t>(tok_elems));
+  for (int t = 0; t < n_tokens; ++t) {
+    const auto s = static_cast<size_t>(tokens[static_cast<size_t>(t)].seq);
+    const int32_t pos = tokens[static_cast<size_t>(t)].pos;
+    attention_reference(q.data() + t * tok_elems, &pos, 1, kref[s].data(), vref[s].data(), seq_lens[s], c.n_kv_heads,
+                        c.head_dim, ref_params, ref.data());
+    for (int64_t i = 0; i < tok_elems; ++i) {
+      const float got = out[static_cast<size_t>(t * tok_elems + i)];
+      ASSERT_TRUE(std::isfinite(got)) << "token " << t << " element " << i;
+      ASSERT_LE(std::fabs(got - ref[static_cast<size_t>(i)]), 2e-5 * vmax + 1e-6) << "token " << t << " element " << i;
+    }
+  }
+}
+
+// Prefill: tokens start..start+n-1 of one sequence whose first `start` positions are cached.
+std::vector<Token> prefill_tokens(int start, int n) {
+  std::vector<Token> t;
+  for (int i = 0; i < n; ++i) t.push_back({0, start + i});
+  return t;
+}
+
+// Decode: the last position of every sequence.
+std::vector<Token> decode_tokens(const std::vector<int>& lens) {
+  std::vector<Token> t;
+  for (size_t s = 0; s < lens.size(); ++s) t.push_back({static_cast<int>(s), lens[s] - 1});
+  return t;
+}
+
+TEST(CudaPagedAttention, PrefillWithCachedPrefix) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(31);
+  check_attention(rng, {KvCacheDtype::kF16, 128, 32, 8, 16, 0, 64}, {340}, prefill_tokens(300, 40));
+  check_attention(rng, {KvCacheDtype::kF16, 64, 9, 3, 32, 0, 0}, {100}, prefill_tokens(0, 100));
+  check_attention(rng, {KvCacheDtype::kFp8E4M3, 64, 8, 2, 16, 50, 64}, {217}, prefill_tokens(200, 17));
+  check_attention(rng, {KvCacheDtype::kF16, 96, 4, 4, 7, 0, 32}, {75}, prefill_tokens(45, 30));
+}
+
+TEST(CudaPagedAttention, BatchedDecodeSplitKv) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(32);
+  const std::vector<int> lens = {1, 1500, 64, 65, 777};
+  check_attention(rng, {KvCacheDtype::kFp8E4M3, 128, 28, 4, 16, 0, 128}, lens, decode_tokens(lens));
+  check_attention(rng, {KvCacheDtype::kF16, 128, 28, 4, 16, 0, 0}, lens, decode_tokens(lens));
+  const std::vector<int> lens2 = {300, 129, 2};
+  check_attention(rng, {KvCacheDtype::kF16, 256, 16, 1, 8, 100, 64}, lens2, decode_tokens(lens2));
+  check_attention(rng, {KvCacheDtype::kF16, 32, 2, 1, 16, 0, 64}, lens2, decode_tokens(lens2));
+}
+
+TEST(CudaPagedAttention, MixedSequencesAndPositions) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(33);
+  const std::vector<int> lens = {500, 90, 260};
+  std::vector<Token> tokens;
+  for (int i = 0; i < 24; ++i) {
+    const int s = std::uniform_int_distribution<int>(0, 2)(rng);
+    tokens.push_back({s, std::uniform_int_distribution<int>(0, lens[static_cast<size_t>(s)] - 1)(rng)});
+  }
+  check_attention(rng, {KvCacheDtype::kF16, 128, 32, 8, 16, 0, 96}, lens, tokens);
+  check_attention(rng, {KvCacheDtype::kFp8E4M3, 64, 12, 2, 32, 0, 64}, lens, tokens);
+}
+
+TEST(CudaPagedAttention, RejectsBadArguments) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  DeviceBuffer<uint8_t> k(4096), v(4096);
+  DeviceBuffer<float> q(1024), out(1024);
+  DeviceBuffer<int32_t> table(4), pos(1);
+  const PagedKvCache kv{k.get(), v.get(), KvCacheDtype::kF16, 1.0f, 1.0f, 4, 4, 1, 80};  // head_dim 80: unsupported
+  const AttentionBatch batch{q.get(), pos.get(), nullptr, table.get(), 4, 1, 16};
+  EXPECT_EQ(paged_attention(kv, batch, {1, 1.0f, 0, 64}, out.get(), nullptr, 0, nullptr).code, cudaErrorInvalidValue);
+  PagedKvCache kv2 = kv;
+  kv2.head_dim = 64;
+  EXPECT_EQ(paged_attention(kv2, batch, {1, 1.0f, 0, 0}, out.get(), nullptr, 0, nullptr).code,
+            cudaErrorInvalidValue);  // split_len 0
+  EXPECT_EQ(paged_attention(kv2, batch, {1, 1.0f, 0, 4}, out.get(), nullptr, 0, nullptr).code,
+            cudaErrorInvalidValue);  // 4 chunks need a workspace
+  EXPECT_EQ(paged_attention(kv2, batch, {2, 1.0f, 0, 64}, out.get(), nullptr, 0, nullptr).code, cudaSuccess);
+}
+
+// Every written slot holds the exact f16 / fp8 encoding; others keep the poison.
+TEST(CudaStoreKv, WritesSlotsExactly) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(34);
+  for (KvCacheDtype dtype : {KvCacheDtype::kF16, KvCacheDtype::kFp8E4M3}) {
+    const int n_kv = 4, D = 64, bs = 16;
+    const int64_t n_blocks = 10, row = n_kv * D;
+    const size_t esize = dtype == KvCacheDtype::kF16 ? 2 : 1;
+    const float ks = 0.05f, vs = 0.01f;
+    std::vector<int32_t> slots = {0, 17, 159, 40, -1, 41, 1000};  // -1 and 1000 (past the pool) are skipped
+    const auto n = static_cast<int64_t>(slots.size());
+    const std::vector<float> k = random_floats(rng, n * row, 3.0f), v = random_floats(rng, n * row);
+    DeviceBuffer<uint8_t> dk(static_cast<size_t>(n_blocks * bs * row) * esize), dv(dk.size());
+    DeviceBuffer<float> dkn(k), dvn(v);
+    DeviceBuffer<int32_t> dslots(slots);
+    const PagedKvCache kv{dk.get(), dv.get(), dtype, ks, vs, n_blocks, bs, n_kv, D};
+    ASSERT_CUDA_OK(store_kv(kv, dkn.get(), dvn.get(), dslots.get(), n, nullptr));
+    const std::vector<uint8_t> kc = dk.download(), vc = dv.download();
+    std::vector<uint8_t> kwant(kc.size(), 0xff), vwant(vc.size(), 0xff);
+    for (int64_t t = 0; t < n; ++t) {
+      const int32_t slot = slots[static_cast<size_t>(t)];
+      if (slot < 0 || slot >= n_blocks * bs) continue;
+      for (int64_t i = 0; i < row; ++i) {
+        float unused = 0.0f;
+        const uint16_t kb = encode(dtype, k[static_cast<size_t>(t * row + i)], ks, &unused);
+        const uint16_t vb = encode(dtype, v[static_cast<size_t>(t * row + i)], vs, &unused);
+        std::memcpy(&kwant[static_cast<size_t>(slot * row + i) * esize], &kb, esize);
+        std::memcpy(&vwant[static_cast<size_t>(slot * row + i) * esize], &vb, esize);
+      }
+    }
+    EXPECT_EQ(kc, kwant);
+    EXPECT_EQ(vc, vwant);
+  }
+}
+
+}  // namespace
+}  // namespace hearth::kernels::cuda::test
