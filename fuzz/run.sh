@@ -1,27 +1,63 @@
 #!/usr/bin/env bash
-# Builds the GGUF reader fuzzer (the `fuzz` preset: clang, ASan + UBSan), writes
-# a seed corpus at run time (no model bytes are committed) and fuzzes for
-# SECONDS (default 60). Exits non-zero when libFuzzer finds a crash, leak or
-# timeout; the reproducer is left in build/fuzz/fuzz-artifacts/.
-#   fuzz/run.sh [SECONDS]
+# Builds the fuzzers (the `fuzz` preset: clang, ASan + UBSan), writes their seed
+# corpora at run time (no model bytes are committed) and fuzzes each target for
+# an equal share of SECONDS (default 60). Exits non-zero when libFuzzer finds a
+# crash, leak or timeout in any target; the reproducer is left in
+# build/fuzz/fuzz-artifacts/TARGET/ and the last lines of its log are printed.
+#   fuzz/run.sh [SECONDS] [TARGET...]      (default: every target)
 set -euo pipefail
 seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_gguf fuzz_tokenizer fuzz_chat_template)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target fuzz_gguf fuzz_gguf_seeds
+cmake --build --preset fuzz --target "${targets[@]}" fuzz_gguf_seeds >/dev/null
 
 build="$root/build/fuzz"
-seeds="$build/fuzz-seeds"
-corpus="$build/fuzz-corpus"
-artifacts="$build/fuzz-artifacts"
-rm -rf "$seeds"
-mkdir -p "$corpus" "$artifacts"
-"$build/fuzz/fuzz_gguf_seeds" "$seeds"
-echo "fuzz_gguf: $(ls "$seeds" | wc -l) seeds, running for ${seconds}s"
+share=$(( seconds / ${#targets[@]} ))
+[ "$share" -ge 1 ] || share=1
 
-# New inputs go to the (kept) corpus folder; seeds are read-only inputs.
-"$build/fuzz/fuzz_gguf" "$corpus" "$seeds" \
-  -max_total_time="$seconds" -max_len=131072 -timeout=10 -rss_limit_mb=2048 \
-  -print_final_stats=1 -artifact_prefix="$artifacts/"
+# Seeds per target (read-only inputs; new inputs go to the kept corpus folder).
+seed_dir() {
+  local t="$1" dir="$build/fuzz-seeds/$1"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  case "$t" in
+    fuzz_gguf) "$build/fuzz/fuzz_gguf_seeds" "$dir" >/dev/null ;;
+    fuzz_chat_template) cp "$root"/tests/engine/chat/templates/*.jinja "$dir"/ ;;
+    fuzz_tokenizer)
+      # One text per snippet line, for the encode side of each vocabulary
+      # (first byte: vocabulary in the high nibble, operation in bit 3).
+      local i=0
+      while IFS= read -r line; do
+        for sel in 00 13 20 22; do printf "\\x$sel%s" "$line" >"$dir/snippet-$i-$sel"; done
+        i=$((i + 1))
+      done <"$root/tests/engine/tokenizer/corpus_snippets.txt"
+      ;;
+  esac
+  echo "$dir"
+}
+
+failed=()
+for t in "${targets[@]}"; do
+  seeds="$(seed_dir "$t")"
+  corpus="$build/fuzz-corpus/$t"
+  artifacts="$build/fuzz-artifacts/$t"
+  log="$build/fuzz-logs/$t.log"
+  mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+  max_len=4096
+  [ "$t" = fuzz_gguf ] && max_len=131072
+  if "$build/fuzz/$t" "$corpus" "$seeds" -max_total_time="$share" -max_len="$max_len" -timeout=10 \
+      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1; then
+    runs=$(grep -m1 '^stat::number_of_executed_units' "$log" | awk '{print $2}')
+    echo "$t: OK, ${runs:-?} executions in ${share}s, $(ls "$corpus" | wc -l) corpus inputs"
+  else
+    failed+=("$t")
+    echo "$t: FAILED (log $log, reproducer in $artifacts/)"
+    grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -n 8 || tail -n 20 "$log"
+  fi
+done
+[ ${#failed[@]} -eq 0 ] || { echo "fuzz failures: ${failed[*]}"; exit 1; }

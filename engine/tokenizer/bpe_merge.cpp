@@ -32,23 +32,19 @@ bool is_current(const BpeScratch& s, const Candidate& c) {
   return l.id == c.left_id && l.next == c.right && r.id == c.right_id;
 }
 
-Result<void> init_symbols(const Vocabulary& vocab, std::string_view word, BpeScratch& s) {
+// A byte whose byte-level character is not in the vocabulary is dropped, as
+// llama.cpp and HF tokenizers do (SmolLM2 lacks 6 control bytes, e.g. 0x13;
+// its unknown id is <|endoftext|>, which must never come out of plain text).
+void init_symbols(const Vocabulary& vocab, std::string_view word, BpeScratch& s) {
   s.symbols.clear();
   s.heap.clear();
-  const auto n = static_cast<std::int32_t>(word.size());
-  for (std::int32_t i = 0; i < n; ++i) {
-    const auto b = static_cast<unsigned char>(word[static_cast<std::size_t>(i)]);
-    std::optional<TokenId> id = vocab.byte_token(b);
-    if (!id) id = vocab.unk();
-    if (!id) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "0x%02X", b);
-      return make_error(ErrorCode::kUnsupported,
-                        std::string("byte ") + hex + " has no token and the vocabulary has no unknown token");
-    }
-    s.symbols.push_back({*id, i - 1, i + 1 < n ? i + 1 : -1});
+  for (char c : word) {
+    const std::optional<TokenId> id = vocab.byte_token(static_cast<unsigned char>(c));
+    if (!id) continue;
+    const auto index = static_cast<std::int32_t>(s.symbols.size());
+    s.symbols.push_back({*id, index - 1, -1});
+    if (index > 0) s.symbols[static_cast<std::size_t>(index - 1)].next = index;
   }
-  return {};
 }
 
 }  // namespace
@@ -63,8 +59,9 @@ Result<void> bpe_merge_word(const Vocabulary& vocab, std::string_view word, BpeS
       return {};
     }
   }
-  HEARTH_TRY(init_symbols(vocab, word, s));
+  init_symbols(vocab, word, s);
   const auto n = static_cast<std::int32_t>(s.symbols.size());
+  if (n == 0) return {};
   for (std::int32_t i = 0; i + 1 < n; ++i) push_candidate(vocab, s, i, i + 1);
 
   while (!s.heap.empty()) {

@@ -33,8 +33,8 @@ struct BpeScratch {
   std::string mapped;  // the word in byte-level characters (ignore_merges lookups)
 };
 
-// Appends the tokens of `word` to `out`. A byte without a token becomes the
-// unknown token, or a kUnsupported error when the vocabulary has none.
+// Appends the tokens of `word` to `out`. A byte without a token is dropped
+// (as llama.cpp and HF tokenizers do); never an error.
 // Precondition: vocab.kind() == ModelKind::kBpe.
 Result<void> bpe_merge_word(const Vocabulary& vocab, std::string_view word, BpeScratch& scratch,
                             std::vector<TokenId>& out);

@@ -91,16 +91,21 @@ TEST(Bpe, InvalidUtf8IsAnError) {
   EXPECT_NE(ids.error().message.find("byte 2"), std::string::npos) << ids.error().message;
 }
 
-TEST(Bpe, MissingByteTokenFallsBackToUnknownOrFails) {
-  VocabularyData d = byte_level({}, {});
+// As llama.cpp and HF: a byte the vocabulary has no token for is dropped,
+// never replaced by the unknown token (SmolLM2's is <|endoftext|>).
+TEST(Bpe, MissingByteTokenIsDropped) {
+  VocabularyData d = byte_level({}, {"a b"});
   d.tokens['z'] = "<zz>";  // byte 'z' no longer has its token
-  auto no_unk = build(d);
-  ASSERT_NE(no_unk, nullptr);
-  auto r = encode(no_unk, "zz");
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().code, ErrorCode::kUnsupported);
+  d.tokens.push_back("ab");
+  d.token_types.push_back(static_cast<std::int32_t>(TokenType::kNormal));
   d.unk = 'q';
-  EXPECT_EQ(encode_text(build(d), "az"), (Ids{'a', 'q'}));
+  auto v = build(d);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(encode_text(v, "zz"), (Ids{}));
+  // "a", "b" become neighbours and merge, as in HF (SmolLM2's own tokenizer);
+  // llama.cpp keeps the dropped byte as a barrier and gives {'a', 'b'}.
+  EXPECT_EQ(encode_text(v, "azb"), (Ids{256}));
+  EXPECT_EQ(encode_text(v, "za"), (Ids{'a'}));
 }
 
 }  // namespace

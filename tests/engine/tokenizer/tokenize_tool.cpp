@@ -2,6 +2,7 @@
 //   tokenize_tool MODEL encode [--parse-special] [--no-add-special]   stdin text -> JSON ids
 //   tokenize_tool MODEL batch IN.json OUT.json [--parse-special]      JSON array of strings ->
 //       {"ids": [[...], ...], "roundtrip_failures": [index, ...]} (no BOS/EOS; decode(encode(x)) checked)
+//       [--decoded]: also "decoded": [decode(encode(x)), ...] (invalid UTF-8 as U+FFFD)
 //   tokenize_tool MODEL bench FILE [--repeat N]                       MB/s of encoding FILE's text
 //   tokenize_tool MODEL path                                          the resolved model file
 // MODEL is a path, a catalog name, or "default".
@@ -72,7 +73,9 @@ int run_batch(const std::shared_ptr<const Vocabulary>& v, int argc, char** argv)
   const auto docs = nlohmann::json::parse(*text);
   const EncodeOptions o{.add_special = false, .parse_special = has_flag(argc, argv, "--parse-special")};
   Encoder enc(v);
+  const bool with_decoded = has_flag(argc, argv, "--decoded");
   nlohmann::json out = {{"ids", nlohmann::json::array()}, {"roundtrip_failures", nlohmann::json::array()}};
+  if (with_decoded) out["decoded"] = nlohmann::json::array();
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const std::string doc = docs[i].get<std::string>();
     auto ids = enc.encode(doc, o);
@@ -80,9 +83,10 @@ int run_batch(const std::shared_ptr<const Vocabulary>& v, int argc, char** argv)
     auto back = decode_bytes(*v, *ids);
     if (!back) return fail(back.error());
     if (*back != doc) out["roundtrip_failures"].push_back(i);
+    if (with_decoded) out["decoded"].push_back(*back);
     out["ids"].push_back(*ids);
   }
-  std::ofstream(argv[4]) << out.dump();
+  std::ofstream(argv[4]) << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return 0;
 }
 

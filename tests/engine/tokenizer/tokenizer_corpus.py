@@ -34,6 +34,11 @@ SPACES = [" ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u2002", "\u2003", "\u2009",
 SPECIALS = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<repo_name>", "<file_sep>", "<filename>",
             "<gh_stars>", "<jupyter_code>", "<empty_output>"]
 
+# Gemma's control and user-defined token texts (dialect="gemma").
+GEMMA_SPECIALS = ["<start_of_turn>", "<end_of_turn>", "<bos>", "<eos>", "<pad>", "<unk>", "<mask>", "<unused0>",
+                  "<unused99>", "[multimodal]", "<start_of_image>", "<end_of_image>", "<table>", "</td>", "<h1>",
+                  "<blockquote>", "</div>"]
+
 
 def rand_chars(rng, lo, hi, n):
     return "".join(chr(rng.randint(lo, hi)) for _ in range(n))
@@ -154,6 +159,18 @@ def specials(rng):
     return "".join(turns) + rng.choice(extra)
 
 
+def specials_gemma(rng):
+    turns = []
+    for _ in range(rng.randint(1, 4)):
+        role = rng.choice(["user", "model"])
+        turns.append(f"<start_of_turn>{role}\n{prose(rng).strip()}<end_of_turn>\n")
+    extra = [rng.choice(GEMMA_SPECIALS) + rng.choice(WORDS), rng.choice(WORDS) + rng.choice(GEMMA_SPECIALS),
+             "<start_of_turn", "<end_of_turn", "< start_of_turn>", "<<end_of_turn>>", "<bos><bos>",
+             " <start_of_turn> ", "<unused12345>", "<unused" + str(rng.randint(0, 7000)) + ">", "<0x41><0x0A>",
+             "<b" + "os>", "<table><tr><td>" + ident(rng) + "</td></tr></table>"]
+    return "".join(turns) + rng.choice(extra)
+
+
 def control_chars(rng):
     return "".join(rng.choice(["\x00", "\x01", "\x1b[31m", "\x7f", "\x1f", "\u200f", "\u200e", "\u2066", "\ue000",
                                "\ufffd", "\u00ad"]) + rng.choice(WORDS) for _ in range(rng.randint(1, 5)))
@@ -168,10 +185,12 @@ def snippets():
         return [line.rstrip("\n").replace("\\u0301", "\u0301") for line in f if line.strip()]
 
 
-def build_corpus(seed=20241129, min_bytes=1_100_000):
-    """Documents of 1..~40 mixed pieces; their UTF-8 size adds up to >= min_bytes."""
+def build_corpus(seed=20241129, min_bytes=1_100_000, dialect="chatml"):
+    """Documents of 1..~40 mixed pieces; their UTF-8 size adds up to >= min_bytes.
+    dialect "gemma" writes Gemma's special-token texts where "chatml" writes ChatML's."""
     rng = random.Random(seed)
-    fns = [f for f, w in KINDS for _ in range(w)]
+    swap = {specials: specials_gemma} if dialect == "gemma" else {}
+    fns = [swap.get(f, f) for f, w in KINDS for _ in range(w)]
     fixed = snippets()
     docs, size = list(fixed), sum(len(s.encode()) for s in fixed)
     while size < min_bytes:

@@ -87,12 +87,12 @@ def model_path(tool, model):
     return p.stdout.strip()
 
 
-def run_tool(tool, model, workdir, docs, parse_special):
+def run_tool(tool, model, workdir, docs, parse_special, extra=()):
     src = os.path.join(workdir, "tokenizer_corpus.json")
     dst = os.path.join(workdir, "tokenizer_ids.json")
     with open(src, "w", encoding="utf-8") as f:
         json.dump(docs, f, ensure_ascii=False)
-    cmd = [tool, model, "batch", src, dst] + (["--parse-special"] if parse_special else [])
+    cmd = [tool, model, "batch", src, dst] + (["--parse-special"] if parse_special else []) + list(extra)
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()}")
