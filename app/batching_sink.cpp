@@ -1,0 +1,52 @@
+#include "app/batching_sink.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace hearth::app {
+
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size()));
+  const std::size_t index = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
+  return values[std::min(index, values.size() - 1)];
+}
+
+BatchingSink::BatchingSink(std::function<void()> on_finish_wake) : wake_(std::move(on_finish_wake)) {}
+
+void BatchingSink::on_text(const TextEvent& event) {
+  std::lock_guard lock(mutex_);
+  pending_ += event.text;
+  const auto n = static_cast<int>(event.token_ids.size());
+  pending_tokens_ += n;
+  if (last_time_ && n > 0) {
+    // An event may carry several tokens (a held-back stop string): spread its gap.
+    const double gap = std::chrono::duration<double, std::milli>(event.time - *last_time_).count() / n;
+    for (int i = 0; i < n; ++i) gaps_ms_.push_back(gap);
+  }
+  if (n > 0) last_time_ = event.time;
+}
+
+void BatchingSink::on_finish(const FinishEvent& event) {
+  {
+    std::lock_guard lock(mutex_);
+    finish_ = event;
+  }
+  if (wake_) wake_();
+}
+
+BatchingSink::Drained BatchingSink::drain() {
+  std::lock_guard lock(mutex_);
+  Drained out;
+  out.text = std::exchange(pending_, {});
+  out.tokens = std::exchange(pending_tokens_, 0);
+  if (finish_) {
+    out.finish = std::exchange(finish_, std::nullopt);
+    out.inter_token_ms = std::exchange(gaps_ms_, {});
+  }
+  return out;
+}
+
+}  // namespace hearth::app

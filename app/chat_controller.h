@@ -1,0 +1,96 @@
+// The chat's behaviour: sending, streaming into the open conversation,
+// stopping, regenerating, editing (a sibling branch) and switching branches,
+// and the conversation list's operations. Talks to the store through the
+// StorageService (storage thread) and to the engine through the EngineBridge
+// (engine thread); owns no widgets, so tests drive it without a window.
+#pragma once
+
+#include <QObject>
+#include <QTimer>
+
+#include <optional>
+#include <string>
+
+#include "app/engine_types.h"
+#include "store/records.h"
+
+namespace hearth::app {
+
+class ChatModel;
+class ConversationListModel;
+class EngineBridge;
+class StorageService;
+struct ConversationPath;
+
+class ChatController : public QObject {
+  Q_OBJECT
+
+ public:
+  static constexpr int kSaveIntervalMs = 500;  // a streaming answer reaches the disk at least this often
+
+  ChatController(StorageService* storage, EngineBridge* engine, QObject* parent = nullptr);
+  ~ChatController() override;  // a streaming answer is finished with the text shown so far
+
+  ChatModel* chatModel() const { return chat_; }
+  ConversationListModel* conversationModel() const { return list_; }
+  store::Id currentConversation() const { return conversation_; }
+  bool generating() const { return streaming_.has_value() || pending_; }
+
+  void setSampling(const SamplingParams& sampling) { sampling_ = sampling; }
+  void setMaxTokens(int max_tokens) { max_tokens_ = max_tokens; }
+
+ public slots:
+  void reloadConversations();
+  void newConversation();
+  void openConversation(qint64 id);
+  void send(const QString& text);
+  void stop();
+  void regenerate();
+  void editMessage(qint64 message_id, const QString& text);
+  void switchSibling(qint64 message_id, int delta);
+  void renameConversation(qint64 id, const QString& title);
+  void deleteConversation(qint64 id);
+  void restoreConversation(qint64 id);
+  void search(const QString& text);
+
+ signals:
+  void conversationOpened(qint64 id);
+  void generatingChanged(bool generating);
+  void contextUsage(int used_tokens);
+  void answerFinished(const hearth::app::GenerationDone& done);
+  void conversationDeleted(qint64 id, const QString& title);
+  void errorOccurred(const QString& message);
+
+ private:
+  struct Streaming {
+    store::Id message_id = 0;
+    store::Id conversation_id = 0;
+    std::string unsaved;  // text not yet handed to the store
+    store::TimeMs started_ms = 0;
+    SamplingParams sampling;  // as sent, seed included
+  };
+  void showPath(ConversationPath path);
+  void startAnswer(ConversationPath path, store::Id answer_id);
+  void onTokens(qint64 tag, const QString& text);
+  void onFinished(const GenerationDone& done);
+  void saveStreaming();
+  bool refuseWhileBusy();
+  store::GenerationRecord makeRecord(const GenerationDone& done) const;
+
+  StorageService* storage_;
+  EngineBridge* engine_;
+  ChatModel* chat_;
+  ConversationListModel* list_;
+  store::Id conversation_ = 0;  // 0: a new conversation, created by the first send
+  std::optional<Streaming> streaming_;
+  bool pending_ = false;  // a send / regenerate / edit is on its way through the store
+  QTimer save_timer_;
+  QString search_text_;
+  SamplingParams sampling_;
+  int max_tokens_ = 1024;
+};
+
+// A conversation's title from its first message: the first line, at most 48 characters.
+QString title_from_message(const QString& text);
+
+}  // namespace hearth::app

@@ -1,0 +1,90 @@
+#include "app/chat_view.h"
+
+#include <QLabel>
+#include <QScrollBar>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "app/chat_model.h"
+#include "app/message_widget.h"
+
+namespace hearth::app {
+
+ChatView::ChatView(ChatModel* model, QWidget* parent) : QScrollArea(parent), model_(model) {
+  setObjectName(QStringLiteral("chatView"));
+  setWidgetResizable(true);
+  setFrameShape(QFrame::NoFrame);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  content_ = new QWidget(this);
+  content_->setObjectName(QStringLiteral("chatContent"));
+  column_ = new QVBoxLayout(content_);
+  column_->setContentsMargins(16, 12, 16, 12);
+  column_->setSpacing(10);
+  placeholder_ = new QLabel(tr("<h2>Start a conversation</h2><p>Type a message below and press Enter.<br>"
+                               "Shift+Enter starts a new line.</p>"),
+                            content_);
+  placeholder_->setObjectName(QStringLiteral("chatPlaceholder"));
+  placeholder_->setAlignment(Qt::AlignCenter);
+  placeholder_->setProperty("muted", true);
+  column_->addWidget(placeholder_, 1);
+  column_->addStretch(0);
+  setWidget(content_);
+
+  connect(model_, &QAbstractItemModel::modelReset, this, &ChatView::rebuild);
+  connect(model_, &QAbstractItemModel::rowsInserted, this, &ChatView::rebuild);
+  connect(model_, &QAbstractItemModel::rowsRemoved, this, &ChatView::rebuild);
+  connect(model_, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
+    for (int r = from.row(); r <= to.row(); ++r) updateRow(r);
+    followEnd();
+  });
+  connect(verticalScrollBar(), &QScrollBar::valueChanged, this,
+          [this](int value) { at_end_ = value >= verticalScrollBar()->maximum() - 24; });
+  connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
+    if (at_end_) verticalScrollBar()->setValue(max);
+  });
+  rebuild();
+}
+
+MessageWidget* ChatView::messageAt(int row) const {
+  return row >= 0 && row < messageCount() ? widgets_[static_cast<std::size_t>(row)] : nullptr;
+}
+
+void ChatView::rebuild() {
+  for (MessageWidget* w : widgets_) delete w;
+  widgets_.clear();
+  const int rows = model_->rowCount();
+  placeholder_->setVisible(rows == 0);
+  for (int r = 0; r < rows; ++r) {
+    auto* w = new MessageWidget(content_);
+    w->setObjectName(QStringLiteral("message_%1").arg(r));
+    connect(w, &MessageWidget::siblingRequested, this, &ChatView::siblingRequested);
+    connect(w, &MessageWidget::editRequested, this, &ChatView::editRequested);
+    column_->insertWidget(column_->count() - 1, w);
+    widgets_.push_back(w);
+    updateRow(r);
+  }
+  at_end_ = true;
+  followEnd();
+}
+
+void ChatView::updateRow(int row) {
+  MessageWidget* w = messageAt(row);
+  if (!w) return;
+  const QModelIndex i = model_->index(row);
+  MessageView v;
+  v.id = i.data(ChatModel::kIdRole).toLongLong();
+  v.role = i.data(ChatModel::kRoleRole).toString();
+  v.text = i.data(ChatModel::kTextRole).toString();
+  v.stats = i.data(ChatModel::kStatsRole).toString();
+  v.sibling_index = i.data(ChatModel::kSiblingIndexRole).toInt();
+  v.sibling_count = i.data(ChatModel::kSiblingCountRole).toInt();
+  v.streaming = i.data(ChatModel::kStreamingRole).toBool();
+  v.interrupted = i.data(ChatModel::kInterruptedRole).toBool();
+  w->setMessage(v);
+}
+
+void ChatView::followEnd() {
+  if (at_end_) verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+}
+
+}  // namespace hearth::app

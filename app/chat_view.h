@@ -1,0 +1,42 @@
+// The chat transcript: one MessageWidget per row of the ChatModel, in a
+// scroll area that follows the streaming answer while the user is at the end.
+#pragma once
+
+#include <QScrollArea>
+
+#include <vector>
+
+class QLabel;
+class QVBoxLayout;
+
+namespace hearth::app {
+
+class ChatModel;
+class MessageWidget;
+
+class ChatView : public QScrollArea {
+  Q_OBJECT
+
+ public:
+  explicit ChatView(ChatModel* model, QWidget* parent = nullptr);
+  MessageWidget* messageAt(int row) const;
+  int messageCount() const { return static_cast<int>(widgets_.size()); }
+
+ signals:
+  void siblingRequested(qint64 message_id, int delta);
+  void editRequested(qint64 message_id, const QString& text);
+
+ private:
+  void rebuild();
+  void updateRow(int row);
+  void followEnd();
+
+  ChatModel* model_;
+  QWidget* content_ = nullptr;
+  QVBoxLayout* column_ = nullptr;
+  QLabel* placeholder_ = nullptr;
+  std::vector<MessageWidget*> widgets_;
+  bool at_end_ = true;  // the user has not scrolled away from the newest text
+};
+
+}  // namespace hearth::app

@@ -1,0 +1,116 @@
+#include "app/conversation_list_model.h"
+
+#include <QDateTime>
+
+#include <algorithm>
+
+namespace hearth::app {
+
+ConversationListModel::ConversationListModel(QObject* parent) : QAbstractListModel(parent) {}
+
+int ConversationListModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(items_.size());
+}
+
+QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
+  if (index.row() < 0 || index.row() >= rowCount() || index.column() != 0) return {};
+  const Item& item = items_[static_cast<std::size_t>(index.row())];
+  switch (role) {
+    case Qt::DisplayRole:
+    case kTitleRole:
+      return item.title;
+    case Qt::ToolTipRole:
+      return item.snippet.isEmpty() ? item.title : item.snippet;
+    case kIdRole:
+      return QVariant::fromValue(static_cast<qint64>(item.id));
+    case kUpdatedRole:
+      return QDateTime::fromMSecsSinceEpoch(item.updated_ms);
+    case kSnippetRole:
+      return item.snippet;
+    default:
+      return {};
+  }
+}
+
+QHash<int, QByteArray> ConversationListModel::roleNames() const {
+  return {{kIdRole, "conversationId"}, {kTitleRole, "title"}, {kUpdatedRole, "updated"}, {kSnippetRole, "snippet"}};
+}
+
+void ConversationListModel::setConversations(const std::vector<store::Conversation>& conversations) {
+  beginResetModel();
+  searching_ = false;
+  items_.clear();
+  for (const auto& c : conversations) {
+    if (c.deleted_ms) continue;
+    items_.push_back({c.id, QString::fromStdString(c.title), c.updated_ms, {}});
+  }
+  sortItems();
+  endResetModel();
+}
+
+void ConversationListModel::setSearchHits(const std::vector<store::SearchHit>& hits) {
+  beginResetModel();
+  searching_ = true;
+  items_.clear();
+  for (const auto& h : hits) {
+    items_.push_back(
+        {h.conversation_id, QString::fromStdString(h.title), h.updated_ms, QString::fromStdString(h.snippet)});
+  }
+  sortItems();
+  endResetModel();
+}
+
+int ConversationListModel::rowOf(store::Id id) const {
+  const auto it = std::find_if(items_.begin(), items_.end(), [id](const Item& i) { return i.id == id; });
+  return it == items_.end() ? -1 : static_cast<int>(it - items_.begin());
+}
+
+store::Id ConversationListModel::idAt(int row) const {
+  if (row < 0 || row >= rowCount()) return 0;
+  return items_[static_cast<std::size_t>(row)].id;
+}
+
+QString ConversationListModel::titleOf(store::Id id) const {
+  const int row = rowOf(id);
+  return row < 0 ? QString() : items_[static_cast<std::size_t>(row)].title;
+}
+
+void ConversationListModel::touch(store::Id id, const QString& title, store::TimeMs updated_ms) {
+  const int row = rowOf(id);
+  if (row < 0) {
+    if (searching_) return;  // not a hit of the current search
+    beginInsertRows({}, 0, 0);
+    items_.insert(items_.begin(), Item{id, title, updated_ms, {}});
+    endInsertRows();
+    return;
+  }
+  items_[static_cast<std::size_t>(row)].updated_ms = updated_ms;
+  if (row != 0 && beginMoveRows({}, row, row, {}, 0)) {
+    std::rotate(items_.begin(), items_.begin() + row, items_.begin() + row + 1);
+    endMoveRows();
+  }
+}
+
+void ConversationListModel::rename(store::Id id, const QString& title) {
+  const int row = rowOf(id);
+  if (row < 0) return;
+  items_[static_cast<std::size_t>(row)].title = title;
+  emit dataChanged(index(row), index(row));
+}
+
+void ConversationListModel::remove(store::Id id) {
+  const int row = rowOf(id);
+  if (row < 0) return;
+  beginRemoveRows({}, row, row);
+  items_.erase(items_.begin() + row);
+  endRemoveRows();
+}
+
+void ConversationListModel::sortItems() {
+  // Most recent first; ties: newest id first (as the store lists them).
+  std::stable_sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) {
+    return a.updated_ms != b.updated_ms ? a.updated_ms > b.updated_ms : a.id > b.id;
+  });
+}
+
+}  // namespace hearth::app

@@ -1,0 +1,71 @@
+#include "app/engine_bridge.h"
+
+#include "app/engine_worker.h"
+
+namespace hearth::app {
+
+void register_engine_metatypes() {
+  qRegisterMetaType<LoadedModel>();
+  qRegisterMetaType<GenerationRequest>();
+  qRegisterMetaType<GenerationDone>();
+  qRegisterMetaType<StatsSample>();
+}
+
+EngineBridge::EngineBridge(QObject* parent) : QObject(parent), worker_(new EngineWorker) {
+  register_engine_metatypes();
+  thread_.setObjectName(QStringLiteral("hearth-engine-bridge"));
+  worker_->moveToThread(&thread_);
+  connect(&thread_, &QThread::started, worker_, &EngineWorker::start);
+  connect(worker_, &EngineWorker::loadStarted, this, [this](const QString& path) {
+    loading_ = true;
+    emit loadStarted(path);
+  });
+  connect(worker_, &EngineWorker::modelLoaded, this, [this](const LoadedModel& model) {
+    loading_ = false;
+    model_ = model;
+    emit modelLoaded(model);
+  });
+  connect(worker_, &EngineWorker::loadFailed, this, [this](const QString& path, const QString& message) {
+    loading_ = false;
+    model_.reset();
+    emit loadFailed(path, message);
+  });
+  connect(worker_, &EngineWorker::modelUnloaded, this, [this] {
+    model_.reset();
+    emit modelUnloaded();
+  });
+  connect(worker_, &EngineWorker::tokens, this, &EngineBridge::tokens);
+  connect(worker_, &EngineWorker::finished, this, &EngineBridge::finished);
+  connect(worker_, &EngineWorker::statsUpdated, this, &EngineBridge::statsUpdated);
+  thread_.start();
+}
+
+EngineBridge::~EngineBridge() {
+  QMetaObject::invokeMethod(worker_, &EngineWorker::shutdown, Qt::BlockingQueuedConnection);
+  thread_.quit();
+  thread_.wait();
+  delete worker_;  // its thread has stopped and it holds no timers or engine any more
+}
+
+void EngineBridge::loadModel(const QString& path_or_name, int context_length) {
+  loading_ = true;
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, path_or_name, context_length] { w->loadModel(path_or_name, context_length); },
+      Qt::QueuedConnection);
+}
+
+void EngineBridge::unloadModel() {
+  QMetaObject::invokeMethod(worker_, &EngineWorker::unloadModel, Qt::QueuedConnection);
+}
+
+void EngineBridge::generate(const GenerationRequest& request) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, request] { w->generate(request); }, Qt::QueuedConnection);
+}
+
+void EngineBridge::cancel(qint64 tag) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, tag] { w->cancel(tag); }, Qt::QueuedConnection);
+}
+
+}  // namespace hearth::app

@@ -1,0 +1,56 @@
+// Values that cross the thread boundary between the UI and the EngineWorker.
+// Registered as Qt metatypes so queued signals can carry them by value.
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+#include "hearth/engine.h"
+#include "hearth/metrics.h"
+
+namespace hearth::app {
+
+// What the model bar shows about the loaded model.
+struct LoadedModel {
+  QString path;
+  QString name;            // general.name, else the file name
+  QString architecture;    // general.architecture
+  QString quantization;    // "Q4_1", from the catalog or the file name; "" when unknown
+  QString device;          // "CPU" or "CUDA"
+  int context_length = 0;  // tokens per sequence
+  std::int64_t file_bytes = 0;
+};
+
+// One answer to produce. `tag` is the caller's handle (the assistant message id).
+struct GenerationRequest {
+  std::int64_t tag = 0;
+  std::vector<ChatTurn> turns;
+  SamplingParams sampling;
+  int max_tokens = 256;
+};
+
+struct GenerationDone {
+  std::int64_t tag = 0;
+  FinishReason reason = FinishReason::kStop;
+  Usage usage;
+  double itl_p50_ms = 0;  // inter-token latency of this answer
+  double itl_p95_ms = 0;
+  QString error;  // set when reason == kError
+};
+
+// One point of the performance charts.
+struct StatsSample {
+  double time_s = 0;  // since the worker started
+  EngineStats stats;
+  std::int64_t rss_bytes = 0;  // resident memory of the whole process
+};
+
+}  // namespace hearth::app
+
+Q_DECLARE_METATYPE(hearth::app::LoadedModel)
+Q_DECLARE_METATYPE(hearth::app::GenerationRequest)
+Q_DECLARE_METATYPE(hearth::app::GenerationDone)
+Q_DECLARE_METATYPE(hearth::app::StatsSample)

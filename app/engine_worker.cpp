@@ -1,0 +1,161 @@
+#include "app/engine_worker.h"
+
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QTimer>
+
+#include <unistd.h>
+#include <fstream>
+
+#include "app/batching_sink.h"
+#include "engine/core/log.h"
+#include "engine/model/model.h"
+#include "models/catalog.h"
+#include "models/loader.h"
+
+namespace hearth::app {
+namespace {
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+// The quantization named by the catalog, else by the file name ("...Q4_K_M.gguf").
+QString quantization_of(const std::filesystem::path& path) {
+  if (const auto* entry = models::builtin_catalog().find_file(path.filename().string())) return qs(entry->quantization);
+  static const QRegularExpression re(QStringLiteral("(?:^|[._-])((?:IQ|Q)\\d_[A-Z0-9_]+|Q\\d_\\d|F16|BF16|F32)"),
+                                     QRegularExpression::CaseInsensitiveOption);
+  const auto match = re.match(qs(path.filename().string()));
+  return match.hasMatch() ? match.captured(1).toUpper() : QString();
+}
+
+}  // namespace
+
+std::int64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t pages_total = 0, pages_resident = 0;
+  if (!(statm >> pages_total >> pages_resident)) return 0;
+  return pages_resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+EngineWorker::EngineWorker(QObject* parent) : QObject(parent) {}
+
+EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::start() {
+  clock_.start();
+  flush_timer_ = new QTimer(this);
+  flush_timer_->setInterval(kFlushIntervalMs);
+  connect(flush_timer_, &QTimer::timeout, this, &EngineWorker::flush);
+  stats_timer_ = new QTimer(this);
+  stats_timer_->setInterval(kStatsIntervalMs);
+  connect(stats_timer_, &QTimer::timeout, this, &EngineWorker::sampleStats);
+  stats_timer_->start();
+}
+
+void EngineWorker::loadModel(const QString& path_or_name, int context_length) {
+  emit loadStarted(path_or_name);
+  if (engine_) unloadModel();
+  auto path = models::resolve_model(path_or_name.toStdString());
+  if (!path) return emit loadFailed(path_or_name, qs(path.error().describe()));
+  auto bundle = models::load_model(*path, {});
+  if (!bundle) return emit loadFailed(path_or_name, qs(bundle.error().describe()));
+  EngineOptions options;
+  options.context_length = context_length;
+  // One user chats, maybe with a regeneration running: room for two full
+  // contexts is plenty (the engine's default sizes the pool for a server).
+  options.max_sequences = 4;
+  auto engine = Engine::create(std::move(bundle).value(), options);
+  if (!engine) return emit loadFailed(path_or_name, qs(engine.error().describe()));
+  engine_ = std::move(engine).value();
+
+  const auto& info = engine_->model_info();
+  model_ = LoadedModel{};
+  model_.path = qs(path->string());
+  model_.name = info.name.empty() ? qs(path->filename().string()) : qs(info.name);
+  model_.architecture = qs(info.architecture);
+  model_.quantization = quantization_of(*path);
+  model_.context_length = engine_->context_length();
+  model_.file_bytes = QFileInfo(model_.path).size();
+  model_.device = engine_->stats().memory.device_total > 0 ? QStringLiteral("CUDA") : QStringLiteral("CPU");
+  log::get("app")->info("loaded {} ({} tokens of context)", path->string(), model_.context_length);
+  emit modelLoaded(model_);
+}
+
+void EngineWorker::unloadModel() {
+  if (!engine_) return;
+  engine_.reset();  // cancels what still runs: each sink gets its finish event
+  flush();
+  active_.clear();
+  emit modelUnloaded();
+}
+
+void EngineWorker::generate(const GenerationRequest& request) {
+  GenerationDone refused;
+  refused.tag = request.tag;
+  refused.reason = FinishReason::kError;
+  if (!engine_) {
+    refused.error = tr("No model is loaded.");
+    return emit finished(refused);
+  }
+  Request engine_request;
+  engine_request.messages = request.turns;
+  engine_request.sampling = request.sampling;
+  engine_request.max_tokens = request.max_tokens;
+  // The engine thread only posts a wake-up; the worker drains on its own thread.
+  auto sink = std::make_shared<BatchingSink>(
+      [this] { QMetaObject::invokeMethod(this, &EngineWorker::flush, Qt::QueuedConnection); });
+  const RequestId id = engine_->submit(std::move(engine_request), sink);
+  active_[request.tag] = Active{id, sink};
+  if (!flush_timer_->isActive()) flush_timer_->start();
+}
+
+void EngineWorker::cancel(qint64 tag) {
+  const auto it = active_.find(tag);
+  if (it != active_.end() && engine_) engine_->cancel(it->second.id);
+}
+
+void EngineWorker::shutdown() {
+  engine_.reset();
+  flush();
+  active_.clear();
+  delete flush_timer_;
+  delete stats_timer_;
+  flush_timer_ = stats_timer_ = nullptr;
+}
+
+void EngineWorker::flush() {
+  for (auto it = active_.begin(); it != active_.end();) {
+    auto drained = it->second.sink->drain();
+    if (!drained.text.empty()) emit tokens(it->first, QString::fromStdString(drained.text), drained.tokens);
+    if (drained.finish) {
+      const qint64 tag = it->first;
+      it = active_.erase(it);
+      finishActive(tag, *drained.finish, std::move(drained.inter_token_ms));
+    } else {
+      ++it;
+    }
+  }
+  if (active_.empty() && flush_timer_) flush_timer_->stop();
+}
+
+void EngineWorker::finishActive(qint64 tag, const FinishEvent& event, std::vector<double> gaps) {
+  GenerationDone done;
+  done.tag = tag;
+  done.reason = event.reason;
+  done.usage = event.usage;
+  done.itl_p50_ms = percentile(gaps, 0.50);
+  done.itl_p95_ms = percentile(gaps, 0.95);
+  if (event.error) done.error = qs(event.error->describe());
+  emit finished(done);
+}
+
+void EngineWorker::sampleStats() {
+  StatsSample sample;
+  sample.time_s = static_cast<double>(clock_.elapsed()) / 1000.0;
+  if (engine_) sample.stats = engine_->stats();
+  sample.rss_bytes = resident_bytes();
+  emit statsUpdated(sample);
+}
+
+}  // namespace hearth::app

@@ -1,0 +1,70 @@
+// The bridge to the engine: a QObject living on its own QThread that owns the
+// Engine. The UI calls its slots through queued invocations (EngineBridge) and
+// hears back through its signals only; nothing here blocks the UI thread.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+
+#include <map>
+#include <memory>
+
+#include "app/engine_types.h"
+
+class QTimer;
+
+namespace hearth::app {
+
+class BatchingSink;
+
+class EngineWorker : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit EngineWorker(QObject* parent = nullptr);
+  ~EngineWorker() override;
+
+  static constexpr int kFlushIntervalMs = 33;   // token batches reach the UI at ~30 Hz
+  static constexpr int kStatsIntervalMs = 250;  // performance samples at 4 Hz
+
+ public slots:
+  void start();  // creates the timers on the worker thread
+  void loadModel(const QString& path_or_name, int context_length);
+  void unloadModel();
+  void generate(const hearth::app::GenerationRequest& request);
+  void cancel(qint64 tag);
+  void shutdown();  // drops the engine (cancelling what runs) and stops the timers
+
+ signals:
+  void loadStarted(const QString& path);
+  void modelLoaded(const hearth::app::LoadedModel& model);
+  void loadFailed(const QString& path, const QString& message);
+  void modelUnloaded();
+  void tokens(qint64 tag, const QString& text, int count);
+  void finished(const hearth::app::GenerationDone& done);
+  void statsUpdated(const hearth::app::StatsSample& sample);
+
+ private slots:
+  void flush();
+  void sampleStats();
+
+ private:
+  struct Active {
+    RequestId id = 0;
+    std::shared_ptr<BatchingSink> sink;
+  };
+  void finishActive(qint64 tag, const FinishEvent& event, std::vector<double> gaps);
+
+  std::unique_ptr<Engine> engine_;
+  LoadedModel model_;
+  std::map<qint64, Active> active_;
+  QTimer* flush_timer_ = nullptr;
+  QTimer* stats_timer_ = nullptr;
+  QElapsedTimer clock_;
+};
+
+// The process's resident memory in bytes (from /proc/self/statm; 0 elsewhere).
+std::int64_t resident_bytes();
+
+}  // namespace hearth::app

@@ -1,0 +1,219 @@
+#include "app/main_window.h"
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QHBoxLayout>
+#include <QListView>
+#include <QPushButton>
+#include <QSettings>
+#include <QVBoxLayout>
+
+#include "app/banner.h"
+#include "app/chat_controller.h"
+#include "app/chat_model.h"
+#include "app/chat_view.h"
+#include "app/conversation_dock.h"
+#include "app/engine_bridge.h"
+#include "app/input_box.h"
+#include "app/log_model.h"
+#include "app/model_bar.h"
+#include "app/perf_dock.h"
+#include "app/stats_history_model.h"
+#include "app/storage_service.h"
+#include "engine/core/log.h"
+#include "models/catalog.h"
+
+namespace hearth::app {
+
+MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent) : QMainWindow(parent) {
+  setObjectName(QStringLiteral("mainWindow"));
+  setWindowTitle(QStringLiteral("Hearth"));
+  log_ = new LogModel(this);
+  log_sink_ = make_log_sink(log_);
+  log::add_sink(log_sink_);
+  storage_ = std::make_unique<StorageService>(options.database_path.isEmpty() ? default_database_path()
+                                                                              : options.database_path);
+  engine_ = std::make_unique<EngineBridge>();
+  controller_ = std::make_unique<ChatController>(storage_.get(), engine_.get());
+  controller_->setMaxTokens(options.max_tokens);
+  history_ = new StatsHistoryModel(this);
+  buildCentral();
+  buildDocks();
+  buildMenus();
+  connectParts();
+  if (options.restore_state) restoreSettings();
+  setTheme(options.theme.value_or(theme_));
+  setGenerating(false);
+  if (options.load_model) {
+    const QString model = initialModel(options);
+    model_bar_->selectPath(model);
+    engine_->loadModel(model);
+  }
+}
+
+MainWindow::~MainWindow() {
+  controller_.reset();  // finishes a streaming answer with the text shown so far
+  engine_.reset();
+  storage_.reset();
+  log::remove_sink(log_sink_);
+}
+
+QString MainWindow::initialModel(const MainWindowOptions& options) const {
+  if (!options.model.isEmpty()) return options.model;
+  const QString last = QSettings().value(QStringLiteral("model/last")).toString();
+  if (!last.isEmpty()) return last;
+  const auto path = models::resolve_model(models::builtin_catalog().default_entry().name);
+  return path ? QString::fromStdString(path->string())
+              : QString::fromStdString(models::builtin_catalog().default_entry().name);
+}
+
+void MainWindow::buildCentral() {
+  auto* central = new QWidget(this);
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(0, 0, 0, 6);
+  layout->setSpacing(4);
+  model_bar_ = new ModelBar(central);
+  layout->addWidget(model_bar_);
+  banner_ = new Banner(central);
+  layout->addWidget(banner_);
+  chat_view_ = new ChatView(controller_->chatModel(), central);
+  layout->addWidget(chat_view_, 1);
+  auto* input_row = new QHBoxLayout;
+  input_row->setContentsMargins(8, 0, 8, 0);
+  input_ = new InputBox(central);
+  input_row->addWidget(input_, 1);
+  auto* buttons = new QVBoxLayout;
+  send_ = new QPushButton(tr("Send"), central);
+  send_->setObjectName(QStringLiteral("sendButton"));
+  send_->setDefault(true);
+  stop_ = new QPushButton(tr("Stop"), central);
+  stop_->setObjectName(QStringLiteral("stopButton"));
+  regenerate_ = new QPushButton(tr("Regenerate"), central);
+  regenerate_->setObjectName(QStringLiteral("regenerateButton"));
+  for (QPushButton* b : {send_, stop_, regenerate_}) buttons->addWidget(b);
+  input_row->addLayout(buttons);
+  layout->addLayout(input_row);
+  setCentralWidget(central);
+}
+
+void MainWindow::buildDocks() {
+  conversations_ = new ConversationDock(controller_->conversationModel(), this);
+  addDockWidget(Qt::LeftDockWidgetArea, conversations_);
+  perf_dock_ = new PerfDock(history_, this);
+  addDockWidget(Qt::RightDockWidgetArea, perf_dock_);
+  perf_dock_->hide();
+  log_dock_ = new QDockWidget(tr("Log"), this);
+  log_dock_->setObjectName(QStringLiteral("logDock"));
+  auto* log_view = new QListView(log_dock_);
+  log_view->setObjectName(QStringLiteral("logView"));
+  log_view->setModel(log_);
+  log_view->setUniformItemSizes(true);
+  log_view->setFont(QFont(QStringLiteral("monospace")));
+  connect(log_, &QAbstractItemModel::rowsInserted, log_view, [log_view] { log_view->scrollToBottom(); });
+  log_dock_->setWidget(log_view);
+  addDockWidget(Qt::BottomDockWidgetArea, log_dock_);
+  log_dock_->hide();
+  resizeDocks({conversations_}, {240}, Qt::Horizontal);
+}
+
+void MainWindow::connectParts() {
+  auto* c = controller_.get();
+  auto* e = engine_.get();
+  connect(input_, &InputBox::submitted, this, &MainWindow::sendInput);
+  connect(send_, &QPushButton::clicked, this, &MainWindow::sendInput);
+  connect(stop_, &QPushButton::clicked, c, &ChatController::stop);
+  connect(regenerate_, &QPushButton::clicked, c, &ChatController::regenerate);
+  connect(chat_view_, &ChatView::siblingRequested, c, &ChatController::switchSibling);
+  connect(chat_view_, &ChatView::editRequested, c, &ChatController::editMessage);
+  connect(c, &ChatController::generatingChanged, this, &MainWindow::setGenerating);
+  connect(c->chatModel(), &QAbstractItemModel::modelReset, this, [this] { setGenerating(controller_->generating()); });
+  connect(c, &ChatController::errorOccurred, banner_, &Banner::showError);
+  connect(c, &ChatController::contextUsage, model_bar_, &ModelBar::setContextUsed);
+  connect(c, &ChatController::answerFinished, history_, &StatsHistoryModel::addAnswer);
+  connect(c, &ChatController::conversationOpened, conversations_, &ConversationDock::selectConversation);
+  connect(c, &ChatController::conversationDeleted, this, [this](qint64 id, const QString& title) {
+    banner_->showNotice(tr("Deleted \"%1\".").arg(title), tr("Undo"),
+                        [this, id] { controller_->restoreConversation(id); });
+  });
+  connect(conversations_, &ConversationDock::conversationSelected, c, &ChatController::openConversation);
+  connect(conversations_, &ConversationDock::newRequested, c, &ChatController::newConversation);
+  connect(conversations_, &ConversationDock::renameRequested, c, &ChatController::renameConversation);
+  connect(conversations_, &ConversationDock::deleteRequested, c, &ChatController::deleteConversation);
+  connect(conversations_, &ConversationDock::searchChanged, c, &ChatController::search);
+  connect(storage_.get(), &StorageService::opened, this, [this](int recovered) {
+    controller_->reloadConversations();
+    if (restore_conversation_ != 0) controller_->openConversation(restore_conversation_);
+    if (recovered > 0) {
+      banner_->showNotice(tr("%n answer(s) interrupted by the last shutdown were kept.", nullptr, recovered), {}, {});
+    }
+  });
+  connect(model_bar_, &ModelBar::loadRequested, e, [e](const QString& path) { e->loadModel(path); });
+  connect(model_bar_, &ModelBar::unloadRequested, e, &EngineBridge::unloadModel);
+  connect(e, &EngineBridge::loadStarted, model_bar_, &ModelBar::setLoading);
+  connect(e, &EngineBridge::modelLoaded, this, [this](const LoadedModel& m) {
+    model_bar_->setLoaded(m);
+    QSettings().setValue(QStringLiteral("model/last"), m.path);
+    setWindowTitle(QStringLiteral("Hearth \u2014 %1").arg(m.name));
+    setGenerating(controller_->generating());
+  });
+  connect(e, &EngineBridge::loadFailed, this, [this](const QString& path, const QString& message) {
+    model_bar_->setUnloaded();
+    banner_->showError(tr("Could not load %1: %2").arg(path, message));
+    setGenerating(controller_->generating());
+  });
+  connect(e, &EngineBridge::modelUnloaded, this, [this] {
+    model_bar_->setUnloaded();
+    setGenerating(controller_->generating());
+  });
+  connect(e, &EngineBridge::statsUpdated, history_, &StatsHistoryModel::append);
+}
+
+void MainWindow::sendInput() {
+  const QString text = input_->toPlainText();
+  if (text.trimmed().isEmpty()) return;
+  if (controller_->generating()) return banner_->showError(tr("Wait for the current answer, or press Stop (Esc)."));
+  if (!engine_->model()) return banner_->showError(tr("No model is loaded yet."));
+  controller_->send(text);
+  input_->clear();
+}
+
+void MainWindow::setGenerating(bool generating) {
+  const bool ready = engine_->model().has_value();
+  stop_->setEnabled(generating);
+  send_->setEnabled(!generating && ready);
+  regenerate_->setEnabled(!generating && ready && !controller_->chatModel()->rows().empty());
+}
+
+void MainWindow::setTheme(Theme theme) {
+  theme_ = theme;
+  const bool dark = apply_theme(*qApp, theme);
+  perf_dock_->setDark(dark);
+  if (theme_group_) {
+    for (QAction* a : theme_group_->actions()) a->setChecked(a->data().toString() == to_string(theme));
+  }
+}
+
+void MainWindow::restoreSettings() {
+  QSettings s;
+  restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  theme_ = theme_from_string(s.value(QStringLiteral("window/theme")).toString());
+  restore_conversation_ = s.value(QStringLiteral("chat/conversation")).toLongLong();
+}
+
+void MainWindow::saveSettings() {
+  QSettings s;
+  s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  s.setValue(QStringLiteral("window/state"), saveState());
+  s.setValue(QStringLiteral("window/theme"), to_string(theme_));
+  s.setValue(QStringLiteral("chat/conversation"), static_cast<qint64>(controller_->currentConversation()));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveSettings();
+  event->accept();
+}
+
+}  // namespace hearth::app

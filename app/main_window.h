@@ -1,0 +1,91 @@
+// The main window: conversations dock (left), model bar, banner, chat view
+// and input (centre), performance dock (right), log dock (bottom). Owns the
+// engine bridge, the storage service and the chat controller; restores its
+// geometry, dock layout, theme, last model and last conversation.
+#pragma once
+
+#include <QMainWindow>
+
+#include <memory>
+
+#include <spdlog/sinks/sink.h>
+
+#include "app/theme.h"
+
+class QPushButton;
+class QActionGroup;
+
+namespace hearth::app {
+
+class Banner;
+class ChatController;
+class ChatView;
+class ConversationDock;
+class EngineBridge;
+class InputBox;
+class LogModel;
+class ModelBar;
+class PerfDock;
+class StatsHistoryModel;
+class StorageService;
+
+struct MainWindowOptions {
+  QString model;           // path or catalog name; empty: the last one used, else the catalog default
+  QString database_path;   // empty: default_database_path()
+  bool load_model = true;  // false: start with nothing loaded (screenshots of the empty state)
+  bool restore_state = true;
+  int max_tokens = 1024;       // per answer
+  std::optional<Theme> theme;  // overrides the saved choice
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(const MainWindowOptions& options, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  ChatController* controller() const { return controller_.get(); }
+  EngineBridge* engine() const { return engine_.get(); }
+  StorageService* storage() const { return storage_.get(); }
+  StatsHistoryModel* history() const { return history_; }
+  PerfDock* perfDock() const { return perf_dock_; }
+  Banner* banner() const { return banner_; }
+  void setTheme(Theme theme);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildCentral();
+  void buildDocks();
+  void buildMenus();
+  void connectParts();
+  void restoreSettings();
+  void saveSettings();
+  void sendInput();
+  void setGenerating(bool generating);
+  QString initialModel(const MainWindowOptions& options) const;
+
+  std::unique_ptr<StorageService> storage_;  // destroyed last: finishes queued writes
+  std::unique_ptr<EngineBridge> engine_;
+  std::unique_ptr<ChatController> controller_;
+  StatsHistoryModel* history_ = nullptr;
+  LogModel* log_ = nullptr;
+  spdlog::sink_ptr log_sink_;
+  ModelBar* model_bar_ = nullptr;
+  Banner* banner_ = nullptr;
+  ChatView* chat_view_ = nullptr;
+  InputBox* input_ = nullptr;
+  QPushButton* send_ = nullptr;
+  QPushButton* stop_ = nullptr;
+  QPushButton* regenerate_ = nullptr;
+  ConversationDock* conversations_ = nullptr;
+  PerfDock* perf_dock_ = nullptr;
+  QDockWidget* log_dock_ = nullptr;
+  QActionGroup* theme_group_ = nullptr;
+  Theme theme_ = Theme::kSystem;
+  qint64 restore_conversation_ = 0;  // opened once the store is ready
+};
+
+}  // namespace hearth::app
