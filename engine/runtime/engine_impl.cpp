@@ -107,13 +107,23 @@ EngineImpl::~EngineImpl() {
 }
 
 RequestId EngineImpl::submit(Request request, std::shared_ptr<Sink> sink) {
-  const RequestId id = next_id_.fetch_add(1);
+  std::vector<Submission> one;
+  one.push_back({std::move(request), std::move(sink)});
+  return submit_all(std::move(one)).front();
+}
+
+std::vector<RequestId> EngineImpl::submit_all(std::vector<Submission> submissions) {
+  std::vector<RequestId> ids;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    inbox_.requests.push_back({id, std::move(request), std::move(sink), Clock::now()});
+    const Clock::time_point now = Clock::now();
+    for (Submission& s : submissions) {
+      ids.push_back(next_id_.fetch_add(1));
+      inbox_.requests.push_back({ids.back(), std::move(s.request), std::move(s.sink), now});
+    }
   }
   wake_.notify_one();
-  return id;
+  return ids;
 }
 
 void EngineImpl::cancel(RequestId id) {

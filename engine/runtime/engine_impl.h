@@ -52,6 +52,7 @@ class EngineImpl final : public Engine {
   ~EngineImpl() override;
 
   RequestId submit(Request request, std::shared_ptr<Sink> sink) override;
+  std::vector<RequestId> submit_all(std::vector<Submission> submissions) override;
   void cancel(RequestId id) override;
   EngineStats stats() const override { return metrics_.snapshot(); }
   const ModelHyperParams& model_info() const override;

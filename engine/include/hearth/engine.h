@@ -118,6 +118,13 @@ class Engine {
   // Thread-safe. The id is returned at once; problems with the request
   // arrive as on_finish(kError) on the sink.
   virtual RequestId submit(Request request, std::shared_ptr<Sink> sink) = 0;
+  // Thread-safe: several requests at once, seen by the scheduler together
+  // (the same step), in order. Ids in the same order.
+  struct Submission {
+    Request request;
+    std::shared_ptr<Sink> sink;
+  };
+  virtual std::vector<RequestId> submit_all(std::vector<Submission> submissions) = 0;
   // Thread-safe; unknown or finished ids are ignored.
   virtual void cancel(RequestId id) = 0;
   // Thread-safe snapshot.

@@ -67,11 +67,15 @@ std::unique_ptr<Engine> make_engine(const std::filesystem::path& model, const En
 }
 
 std::vector<Outcome> run_together(Engine& engine, const std::vector<Request>& requests) {
+  // Submitted at once, so the scheduler sees them in the same step whatever
+  // the machine's speed (preemption tests depend on it).
   std::vector<std::shared_ptr<RecordingSink>> sinks;
+  std::vector<Engine::Submission> batch;
   for (const Request& r : requests) {
     sinks.push_back(std::make_shared<RecordingSink>());
-    engine.submit(r, sinks.back());
+    batch.push_back({r, sinks.back()});
   }
+  engine.submit_all(std::move(batch));
   std::vector<Outcome> out;
   for (const auto& s : sinks) {
     FinishEvent f = s->wait();
