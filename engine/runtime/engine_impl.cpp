@@ -40,11 +40,12 @@ Result<void> check_options(const ModelBundle& bundle, const EngineOptions& o) {
   return {};
 }
 
-// KV blocks: the budget's worth, or room for max_sequences / 2 full contexts (at least one).
+// KV blocks: the budget's worth, or room for two full contexts (a chat and a
+// second request at full length; short requests share it much more widely).
 Result<std::int32_t> kv_blocks(const Model& model, const EngineOptions& o, std::int32_t context) {
   const std::size_t per_block = model.kv_block_bytes(o.kv_block_size);
   const std::int64_t blocks_per_context = (std::int64_t{context} + o.kv_block_size - 1) / o.kv_block_size;
-  std::int64_t blocks = blocks_per_context * std::max(1, o.max_sequences / 2);
+  std::int64_t blocks = blocks_per_context * 2;
   if (o.kv_budget_bytes > 0) blocks = per_block == 0 ? 0 : static_cast<std::int64_t>(o.kv_budget_bytes / per_block);
   if (blocks < 1) {
     return make_error(ErrorCode::kOutOfMemory, "engine: kv_budget_bytes " + std::to_string(o.kv_budget_bytes) +

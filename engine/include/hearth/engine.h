@@ -102,7 +102,7 @@ struct ModelBundle {
 struct EngineOptions {
   std::int32_t context_length = 0;      // tokens per sequence; 0: min(model's trained context, 8192)
   std::int32_t kv_block_size = 16;      // tokens per KV block
-  std::size_t kv_budget_bytes = 0;      // KV pool; 0: room for max_sequences / 2 full contexts (at least one)
+  std::size_t kv_budget_bytes = 0;      // KV pool; 0: room for two full contexts
   std::int32_t max_batch_tokens = 256;  // tokens per step (prefill chunks + decodes)
   std::int32_t max_sequences = 16;      // sequences per step
   bool prefix_cache = true;
