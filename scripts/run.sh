@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# The one command that sets everything up and runs Hearth on the default model.
-# Until the desktop app exists it prints what `hearth-cli inspect` sees in the model.
+# The one command that sets everything up and runs Hearth on the default model:
+# the desktop app, or (on a machine without a display) the terminal chat.
+# Arguments are passed to the app (e.g. a model path or catalog name).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 "$HEARTH_ROOT/scripts/setup.sh"
 cd "$HEARTH_ROOT"
-exec build/${HEARTH_PRESET:-dev}/cli/hearth-cli inspect "${1:-$(python3 scripts/fetch_model.py --print-default-name)}"
+build="build/${HEARTH_PRESET:-dev}"
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] || [[ " $* " == *" -platform "* ]]; then
+  exec "$build/app/hearth" "$@"
+fi
+say "No display found (DISPLAY and WAYLAND_DISPLAY are unset): starting the terminal chat instead"
+exec "$build/cli/hearth-cli" chat "${1:-$(python3 scripts/fetch_model.py --print-default-name)}"
