@@ -36,6 +36,8 @@ class ChatController : public QObject {
   store::Id currentConversation() const { return conversation_; }
   bool generating() const { return streaming_.has_value() || pending_; }
 
+  // Sampling for new answers; seed 0: a fresh seed per answer.
+  const SamplingParams& sampling() const { return sampling_; }
   void setSampling(const SamplingParams& sampling) { sampling_ = sampling; }
   void setMaxTokens(int max_tokens) { max_tokens_ = max_tokens; }
 

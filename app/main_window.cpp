@@ -7,7 +7,6 @@
 #include <QHBoxLayout>
 #include <QListView>
 #include <QPushButton>
-#include <QSettings>
 #include <QVBoxLayout>
 
 #include "app/banner.h"
@@ -33,6 +32,11 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent) : QMai
   log_ = new LogModel(this);
   log_sink_ = make_log_sink(log_);
   log::add_sink(log_sink_);
+  settings_ = load_app_settings(options.settings_path);  // after the sink: its warnings reach the log panel
+  // Before the engine thread and the model bar read it (models::models_dir()).
+  if (!settings_.values.models_dir.empty()) {
+    qputenv("HEARTH_MODELS_DIR", QByteArray::fromStdString(settings_.values.models_dir));
+  }
   storage_ = std::make_unique<StorageService>(options.database_path.isEmpty() ? default_database_path()
                                                                               : options.database_path);
   engine_ = std::make_unique<EngineBridge>();
@@ -43,13 +47,12 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent) : QMai
   buildDocks();
   buildMenus();
   connectParts();
-  if (options.restore_state) restoreSettings();
-  setTheme(options.theme.value_or(theme_));
+  applySettings(options);
   setGenerating(false);
   if (options.load_model) {
     const QString model = initialModel(options);
     model_bar_->selectPath(model);
-    engine_->loadModel(model);
+    loadModel(model);
   }
 }
 
@@ -62,8 +65,7 @@ MainWindow::~MainWindow() {
 
 QString MainWindow::initialModel(const MainWindowOptions& options) const {
   if (!options.model.isEmpty()) return options.model;
-  const QString last = QSettings().value(QStringLiteral("model/last")).toString();
-  if (!last.isEmpty()) return last;
+  if (!settings_.values.last_model.empty()) return QString::fromStdString(settings_.values.last_model);
   const auto path = models::resolve_model(models::builtin_catalog().default_entry().name);
   return path ? QString::fromStdString(path->string())
               : QString::fromStdString(models::builtin_catalog().default_entry().name);
@@ -149,12 +151,15 @@ void MainWindow::connectParts() {
       banner_->showNotice(tr("%n answer(s) interrupted by the last shutdown were kept.", nullptr, recovered), {}, {});
     }
   });
-  connect(model_bar_, &ModelBar::loadRequested, e, [e](const QString& path) { e->loadModel(path); });
+  connect(model_bar_, &ModelBar::loadRequested, this, &MainWindow::loadModel);
   connect(model_bar_, &ModelBar::unloadRequested, e, &EngineBridge::unloadModel);
   connect(e, &EngineBridge::loadStarted, model_bar_, &ModelBar::setLoading);
   connect(e, &EngineBridge::modelLoaded, this, [this](const LoadedModel& m) {
     model_bar_->setLoaded(m);
-    QSettings().setValue(QStringLiteral("model/last"), m.path);
+    if (settings_.values.last_model != m.path.toStdString()) {
+      settings_.values.last_model = m.path.toStdString();
+      saveSettings();
+    }
     setWindowTitle(QStringLiteral("Hearth \u2014 %1").arg(m.name));
     setGenerating(controller_->generating());
   });
@@ -195,23 +200,36 @@ void MainWindow::setTheme(Theme theme) {
   }
 }
 
-void MainWindow::restoreSettings() {
-  QSettings s;
-  restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
-  theme_ = theme_from_string(s.value(QStringLiteral("window/theme")).toString());
-  restore_conversation_ = s.value(QStringLiteral("chat/conversation")).toLongLong();
+void MainWindow::loadModel(const QString& path_or_name) {
+  engine_->loadModel(path_or_name, settings_.values.context_length);
+}
+
+void MainWindow::applySettings(const MainWindowOptions& options) {
+  const settings::Settings& s = settings_.values;
+  controller_->setSampling(s.sampling);
+  if (options.restore_state) {
+    restoreGeometry(blob_from_base64(s.window_geometry));
+    restoreState(blob_from_base64(s.panel_layout));
+    restore_conversation_ = last_conversation(s);
+  }
+  setTheme(options.theme.value_or(theme_of(s)));
+  if (!settings_.warnings.isEmpty())
+    banner_->showError(tr("Settings: %1").arg(settings_.warnings.join(QStringLiteral("; "))));
 }
 
 void MainWindow::saveSettings() {
-  QSettings s;
-  s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-  s.setValue(QStringLiteral("window/state"), saveState());
-  s.setValue(QStringLiteral("window/theme"), to_string(theme_));
-  s.setValue(QStringLiteral("chat/conversation"), static_cast<qint64>(controller_->currentConversation()));
+  if (settings_.path.empty()) return;  // the warning was shown at start
+  if (auto saved = save_app_settings(settings_); !saved) {
+    const QString message = QString::fromStdString(saved.error().describe());
+    log::get("app")->warn("could not save the settings: {}", message.toStdString());
+    banner_->showError(tr("Could not save the settings: %1").arg(message));
+  }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  settings_.values.window_geometry = blob_to_base64(saveGeometry());
+  settings_.values.panel_layout = blob_to_base64(saveState());
+  set_last_conversation(settings_.values, controller_->currentConversation());
   saveSettings();
   event->accept();
 }

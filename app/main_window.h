@@ -1,7 +1,9 @@
 // The main window: conversations dock (left), model bar, banner, chat view
 // and input (centre), performance dock (right), log dock (bottom). Owns the
-// engine bridge, the storage service and the chat controller; restores its
-// geometry, dock layout, theme, last model and last conversation.
+// engine bridge, the storage service and the chat controller. Its preferences
+// come from the settings file (app_settings.h): theme, last model, context
+// length, sampling defaults, models folder, geometry, dock layout and the last
+// conversation; they are saved when they change and on close.
 #pragma once
 
 #include <QMainWindow>
@@ -10,6 +12,7 @@
 
 #include <spdlog/sinks/sink.h>
 
+#include "app/app_settings.h"
 #include "app/theme.h"
 
 class QPushButton;
@@ -30,12 +33,13 @@ class StatsHistoryModel;
 class StorageService;
 
 struct MainWindowOptions {
-  QString model;           // path or catalog name; empty: the last one used, else the catalog default
-  QString database_path;   // empty: default_database_path()
-  bool load_model = true;  // false: start with nothing loaded (screenshots of the empty state)
-  bool restore_state = true;
+  QString model;               // path or catalog name; empty: the last one used, else the catalog default
+  QString database_path;       // empty: default_database_path()
+  QString settings_path;       // empty: settings::default_settings_path()
+  bool load_model = true;      // false: start with nothing loaded (screenshots of the empty state)
+  bool restore_state = true;   // false: ignore the saved geometry, dock layout and conversation
   int max_tokens = 1024;       // per answer
-  std::optional<Theme> theme;  // overrides the saved choice
+  std::optional<Theme> theme;  // overrides the saved choice for this session (not saved)
 };
 
 class MainWindow : public QMainWindow {
@@ -51,6 +55,8 @@ class MainWindow : public QMainWindow {
   StatsHistoryModel* history() const { return history_; }
   PerfDock* perfDock() const { return perf_dock_; }
   Banner* banner() const { return banner_; }
+  const AppSettings& settings() const { return settings_; }
+  Theme theme() const { return theme_; }
   void setTheme(Theme theme);
 
  protected:
@@ -61,12 +67,14 @@ class MainWindow : public QMainWindow {
   void buildDocks();
   void buildMenus();
   void connectParts();
-  void restoreSettings();
-  void saveSettings();
+  void applySettings(const MainWindowOptions& options);
+  void saveSettings();  // writes the file; a failure goes to the banner and the log
+  void loadModel(const QString& path_or_name);
   void sendInput();
   void setGenerating(bool generating);
   QString initialModel(const MainWindowOptions& options) const;
 
+  AppSettings settings_;
   std::unique_ptr<StorageService> storage_;  // destroyed last: finishes queued writes
   std::unique_ptr<EngineBridge> engine_;
   std::unique_ptr<ChatController> controller_;

@@ -63,7 +63,11 @@ void MainWindow::buildMenus() {
     a->setData(name);
     a->setChecked(t == theme_);
     theme_group_->addAction(a);
-    connect(a, &QAction::triggered, this, [this, t] { setTheme(t); });
+    connect(a, &QAction::triggered, this, [this, t] {
+      setTheme(t);
+      set_theme(settings_.values, t);  // a menu choice is kept; a --theme override is not
+      saveSettings();
+    });
   }
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
