@@ -1,13 +1,66 @@
 #include "models/loader.h"
 
+#include "engine/core/log.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/vocab_from_gguf.h"
 #include "models/llama/llama_model.h"
+#if defined(HEARTH_HAVE_CUDA)
+#include "engine/backend/cuda/cuda_context.h"
+#include "models/llama/llama_cuda_model.h"
+#endif
 
 namespace hearth::models {
+namespace {
+
+bool have_cuda_device() {
+#if defined(HEARTH_HAVE_CUDA)
+  return cuda::device_count() > 0;
+#else
+  return false;
+#endif
+}
+
+Result<std::unique_ptr<Model>> load_llama(std::unique_ptr<gguf::GgufFile> file, const LoadOptions& options,
+                                          const DeviceChoice& device) {
+  if (!device.cuda) {
+    HEARTH_ASSIGN_OR_RETURN(auto model, LlamaModel::load(std::move(file), LlamaOptions{options.n_threads}));
+    return std::unique_ptr<Model>(std::move(model));
+  }
+#if defined(HEARTH_HAVE_CUDA)
+  HEARTH_ASSIGN_OR_RETURN(auto model,
+                          LlamaCudaModel::load(std::move(file), LlamaCudaOptions{device.cuda_device, options.kv_fp8}));
+  return std::unique_ptr<Model>(std::move(model));
+#else
+  return make_error(ErrorCode::kUnsupported, "device cuda: Hearth was built without CUDA");
+#endif
+}
+
+}  // namespace
+
+Result<DeviceChoice> choose_device(std::string_view device) {
+  if (device == "cpu") return DeviceChoice{};
+  if (device == "auto") return DeviceChoice{have_cuda_device(), 0};
+  [[maybe_unused]] int index = 0;
+  if (device.starts_with("cuda:")) {
+    const std::string_view digits = device.substr(5);
+    if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string_view::npos) {
+      return make_error(ErrorCode::kInvalidArgument, "device '" + std::string(device) + "': expected cuda:N");
+    }
+    index = std::stoi(std::string(digits));
+  } else if (device != "cuda") {
+    return make_error(ErrorCode::kInvalidArgument,
+                      "device '" + std::string(device) + "' is not one of cpu, cuda, cuda:N, auto");
+  }
+#if !defined(HEARTH_HAVE_CUDA)
+  return make_error(ErrorCode::kUnsupported, "device " + std::string(device) + ": Hearth was built without CUDA");
+#else
+  return DeviceChoice{true, index};
+#endif
+}
 
 Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOptions& options) {
+  HEARTH_ASSIGN_OR_RETURN(const DeviceChoice device, choose_device(options.device));
   HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> file, gguf::GgufFile::open(path));
   ModelBundle bundle;
   HEARTH_ASSIGN_OR_RETURN(bundle.vocabulary, tokenizer::vocabulary_from_gguf(*file));
@@ -20,8 +73,15 @@ Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOpti
     return make_error(ErrorCode::kUnsupported,
                       "model architecture '" + std::string(arch) + "' is not supported (supported: llama, qwen2)");
   }
-  HEARTH_ASSIGN_OR_RETURN(auto model, LlamaModel::load(std::move(file), LlamaOptions{options.n_threads}));
-  bundle.model = std::move(model);
+  auto model = load_llama(std::move(file), options, device);
+  if (!model && device.cuda && options.device == "auto" && model.error().code == ErrorCode::kOutOfMemory) {
+    // "auto" prefers the GPU but must not fail where the CPU can run the model.
+    log::get("models")->warn("the model does not fit the GPU ({}); running it on the CPU", model.error().message);
+    HEARTH_ASSIGN_OR_RETURN(file, gguf::GgufFile::open(path));
+    model = load_llama(std::move(file), options, DeviceChoice{});
+  }
+  if (!model) return std::move(model).error();
+  bundle.model = std::move(model).value();
   return bundle;
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 #include "hearth/engine.h"
 #include "hearth/result.h"
@@ -11,11 +13,25 @@
 namespace hearth::models {
 
 struct LoadOptions {
-  int n_threads = 0;  // CPU threads for the forward pass; 0: every core
+  int n_threads = 0;           // CPU threads for the forward pass; 0: every core
+  std::string device = "cpu";  // "cpu", "cuda" (device 0), "cuda:N", or "auto": CUDA when a GPU is usable
+                               // and the weights fit it, else the CPU
+  bool kv_fp8 = false;         // CUDA only: KV cache in FP8 E4M3 instead of f16
 };
 
-// kNotFound / kIo for the file, kCorruptFile for its contents, kUnsupported for
-// an architecture or tensor type Hearth does not run.
+// Where a model runs: the CPU, or CUDA device `cuda_device`.
+struct DeviceChoice {
+  bool cuda = false;
+  int cuda_device = 0;
+};
+
+// Parses LoadOptions::device and resolves "auto". kInvalidArgument for an
+// unknown spelling; kUnsupported "built without CUDA" for cuda on a build
+// without it ("auto" then picks the CPU).
+Result<DeviceChoice> choose_device(std::string_view device);
+
+// kNotFound / kIo for the file, kOutOfMemory when the weights do not fit the GPU, kCorruptFile for its contents,
+// kUnsupported for an architecture or tensor type Hearth does not run.
 Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOptions& options);
 
 }  // namespace hearth::models

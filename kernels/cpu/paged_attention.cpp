@@ -1,3 +1,16 @@
+// Paged attention, tiled: one task is (KV head, a run of query rows), where the
+// rows are the (token, query head) pairs that share that KV head, token-major.
+// The task walks the KV blocks its rows can see once: each K/V block is
+// converted to f32 once per task (not once per query row), then every row
+// scores the block's keys, updates its online softmax (running max and sum,
+// rescaled accumulator) and accumulates P x V directly into its output row.
+//
+// The per-(row, block) steps go through TileOps: a scalar reference build and
+// an AVX2+FMA build (function-level target attributes, dispatched by
+// cpu_level()). The AVX-512 level uses the AVX2 build: rows are short (one KV
+// block, head_dim floats), so wider vectors buy little here.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -5,72 +18,291 @@
 #include <vector>
 
 #include "kernels/cpu/attention.h"
+#include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/fp16.h"
-#include "kernels/cpu/quant_ops.h"
 
 namespace hearth::kernels {
 namespace {
 
-struct HeadJob {
-  const PagedKv* kv;
-  const int32_t* block_table;
-  VecDotFn dot;       // K row (kv dtype) . q (f32)
-  size_t elem_bytes;  // bytes of one K/V element
-  int64_t head_dim;
-  float scale;
-  int window;
+// Steps of one query row against n consecutive keys of one KV block. Key/value
+// j of the block starts at k + j * stride (floats).
+struct TileOps {
+  // s[j] = scale * (q . k_j), j < n.
+  void (*scores)(const float* q, const float* k, int64_t stride, int n, int64_t hd, float scale, float* s);
+  // s[j] = exp(s[j] - max) in place (s[j] <= max); returns the sum.
+  float (*exp_sum)(float* s, int n, float max);
+  // acc = acc * r + sum_j p[j] * v_j.
+  void (*accumulate)(const float* p, const float* v, int64_t stride, int n, int64_t hd, float r, float* acc);
 };
 
-// Pointer to the K or V row of position p, kv head g.
-const uint8_t* kv_row(const HeadJob& j, const void* base, int64_t p, int g) {
-  const int64_t bs = j.kv->block_size;
-  const int64_t block = j.block_table[p / bs];
-  const int64_t index = (block * bs + p % bs) * j.kv->n_kv_heads + g;
-  return static_cast<const uint8_t*>(base) + static_cast<size_t>(index * j.head_dim) * j.elem_bytes;
-}
+// ---- scalar reference build ----
 
-// acc += w * v_row (v_row in the KV dtype); tmp: head_dim floats of scratch.
-void accumulate_v(const HeadJob& j, const uint8_t* v_row, float w, float* acc, float* tmp) {
-  const float* v = reinterpret_cast<const float*>(v_row);
-  if (j.kv->dtype == KvDtype::kF16) {
-    fp16_to_f32_row(reinterpret_cast<const uint16_t*>(v_row), tmp, j.head_dim);
-    v = tmp;
+void scores_scalar(const float* q, const float* k, int64_t stride, int n, int64_t hd, float scale, float* s) {
+  for (int j = 0; j < n; ++j) {
+    const float* kj = k + j * stride;
+    float dot = 0.0f;
+    for (int64_t d = 0; d < hd; ++d) dot += q[d] * kj[d];
+    s[j] = dot * scale;
   }
-  for (int64_t d = 0; d < j.head_dim; ++d) acc[d] += w * v[d];
 }
 
-// One query head at position p against kv head g: out = softmax(q K^T s) V.
-void attend_one(const HeadJob& j, const float* q, int64_t p, int g, float* out) {
-  float acc[kMaxAttnHeadDim];
-  float tmp[kMaxAttnHeadDim];
+float exp_sum_scalar(float* s, int n, float max) {
+  float sum = 0.0f;
+  for (int j = 0; j < n; ++j) sum += (s[j] = std::exp(s[j] - max));
+  return sum;
+}
+
+void accumulate_scalar(const float* p, const float* v, int64_t stride, int n, int64_t hd, float r, float* acc) {
+  for (int64_t d = 0; d < hd; ++d) acc[d] *= r;
+  for (int j = 0; j < n; ++j) {
+    const float* vj = v + j * stride;
+    for (int64_t d = 0; d < hd; ++d) acc[d] += p[j] * vj[d];
+  }
+}
+
+constexpr TileOps kScalarOps{scores_scalar, exp_sum_scalar, accumulate_scalar};
+
+// ---- AVX2 + FMA build ----
+
+__attribute__((target("avx2,fma"))) inline float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// exp(x) for x <= 0 (x = -inf gives 0). exp(x) = 2^n * exp(r), n = round(x /
+// ln 2), |r| <= ln2 / 2, exp(r) by its degree-6 Taylor polynomial: truncation
+// error <= 0.347^7 / 7! ~ 1.2e-7 relative, ~2e-7 with rounding. Inputs below
+// -87 (results under ~1.6e-38) flush to 0; exp(0) is exactly 1.
+__attribute__((target("avx2,fma"))) inline __m256 exp_nonpositive(__m256 x) {
+  const __m256 floor = _mm256_set1_ps(-87.0f);
+  const __m256 under = _mm256_cmp_ps(x, floor, _CMP_LT_OQ);
+  x = _mm256_max_ps(x, floor);
+  const __m256 n =
+      _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);  // ln 2 split hi + lo
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.0f / 720.0f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  const __m256i e = _mm256_slli_epi32(_mm256_cvtps_epi32(n), 23);  // 2^n by exponent add
+  const __m256 y = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), e));
+  return _mm256_andnot_ps(under, y);
+}
+
+// q . k over hd floats (any hd).
+__attribute__((target("avx2,fma"))) float dot_avx2(const float* q, const float* k, int64_t hd) {
+  __m256 a = _mm256_setzero_ps();
+  int64_t d = 0;
+  for (; d + 8 <= hd; d += 8) a = _mm256_fmadd_ps(_mm256_loadu_ps(q + d), _mm256_loadu_ps(k + d), a);
+  float s = hsum8(a);
+  for (; d < hd; ++d) s += q[d] * k[d];
+  return s;
+}
+
+// Four keys per pass: one q load feeds four FMAs.
+__attribute__((target("avx2,fma"))) void scores_avx2(const float* q, const float* k, int64_t stride, int n, int64_t hd,
+                                                     float scale, float* s) {
+  const int64_t hd8 = hd - hd % 8;
+  int j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const float* k0 = k + j * stride;
+    const float* k1 = k0 + stride;
+    const float* k2 = k1 + stride;
+    const float* k3 = k2 + stride;
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (int64_t d = 0; d < hd8; d += 8) {
+      const __m256 qv = _mm256_loadu_ps(q + d);
+      a0 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + d), a0);
+      a1 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k1 + d), a1);
+      a2 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k2 + d), a2);
+      a3 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k3 + d), a3);
+    }
+    float s4[4] = {hsum8(a0), hsum8(a1), hsum8(a2), hsum8(a3)};
+    for (int64_t d = hd8; d < hd; ++d) {
+      s4[0] += q[d] * k0[d];
+      s4[1] += q[d] * k1[d];
+      s4[2] += q[d] * k2[d];
+      s4[3] += q[d] * k3[d];
+    }
+    for (int i = 0; i < 4; ++i) s[j + i] = s4[i] * scale;
+  }
+  for (; j < n; ++j) s[j] = dot_avx2(q, k + j * stride, hd) * scale;
+}
+
+__attribute__((target("avx2,fma"))) float exp_sum_avx2(float* s, int n, float max) {
+  const __m256 m = _mm256_set1_ps(max);
+  __m256 acc = _mm256_setzero_ps();
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m256 e = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(s + j), m));
+    _mm256_storeu_ps(s + j, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  if (j < n) {  // the tail through a padded vector, so every lane uses the same exp
+    alignas(32) float tail[8];
+    const int rest = n - j;
+    for (int i = 0; i < 8; ++i) tail[i] = i < rest ? s[j + i] - max : -std::numeric_limits<float>::infinity();
+    const __m256 e = exp_nonpositive(_mm256_load_ps(tail));
+    _mm256_store_ps(tail, e);
+    std::copy_n(tail, rest, s + j);
+    acc = _mm256_add_ps(acc, e);
+  }
+  return hsum8(acc);
+}
+
+// Columns in chunks of 32 (four registers stay live across all n keys).
+__attribute__((target("avx2,fma"))) void accumulate_avx2(const float* p, const float* v, int64_t stride, int n,
+                                                         int64_t hd, float r, float* acc) {
+  const __m256 rv = _mm256_set1_ps(r);
+  int64_t d = 0;
+  for (; d + 32 <= hd; d += 32) {
+    __m256 a0 = _mm256_mul_ps(_mm256_loadu_ps(acc + d), rv);
+    __m256 a1 = _mm256_mul_ps(_mm256_loadu_ps(acc + d + 8), rv);
+    __m256 a2 = _mm256_mul_ps(_mm256_loadu_ps(acc + d + 16), rv);
+    __m256 a3 = _mm256_mul_ps(_mm256_loadu_ps(acc + d + 24), rv);
+    for (int j = 0; j < n; ++j) {
+      const __m256 pj = _mm256_set1_ps(p[j]);
+      const float* vj = v + j * stride + d;
+      a0 = _mm256_fmadd_ps(pj, _mm256_loadu_ps(vj), a0);
+      a1 = _mm256_fmadd_ps(pj, _mm256_loadu_ps(vj + 8), a1);
+      a2 = _mm256_fmadd_ps(pj, _mm256_loadu_ps(vj + 16), a2);
+      a3 = _mm256_fmadd_ps(pj, _mm256_loadu_ps(vj + 24), a3);
+    }
+    _mm256_storeu_ps(acc + d, a0);
+    _mm256_storeu_ps(acc + d + 8, a1);
+    _mm256_storeu_ps(acc + d + 16, a2);
+    _mm256_storeu_ps(acc + d + 24, a3);
+  }
+  for (; d + 8 <= hd; d += 8) {
+    __m256 a = _mm256_mul_ps(_mm256_loadu_ps(acc + d), rv);
+    for (int j = 0; j < n; ++j) a = _mm256_fmadd_ps(_mm256_set1_ps(p[j]), _mm256_loadu_ps(v + j * stride + d), a);
+    _mm256_storeu_ps(acc + d, a);
+  }
+  for (; d < hd; ++d) {
+    float a = acc[d] * r;
+    for (int j = 0; j < n; ++j) a += p[j] * v[j * stride + d];
+    acc[d] = a;
+  }
+}
+
+constexpr TileOps kAvx2Ops{scores_avx2, exp_sum_avx2, accumulate_avx2};
+
+const TileOps& tile_ops() {
+  return cpu_level() >= CpuLevel::kAvx2 ? kAvx2Ops : kScalarOps;
+}
+
+// ---- the tiled driver ----
+
+struct Job {
+  const float* q;
+  const int32_t* positions;
+  const PagedKv* kv;
+  const int32_t* block_table;
+  const AttentionParams* params;
+  float* out;
+  const TileOps* ops;
+  int group;  // query heads per KV head
+};
+
+// Per-thread scratch, grown on demand: f32 K and V of one block of one KV head
+// ([block_size][head_dim]) and the running max / sum of each row of a tile.
+struct Scratch {
+  std::vector<float> k, v, max, sum;
+};
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+int64_t first_visible(int64_t p, int window) {
+  return window > 0 ? std::max<int64_t>(0, p - window + 1) : 0;
+}
+
+// K and V rows lo..lo+n-1 (one block) of KV head g as f32 with a row stride.
+struct BlockView {
+  const float* k;
+  const float* v;
+  int64_t stride;
+};
+
+BlockView load_block(const Job& job, int g, int64_t lo, int n, Scratch& s) {
+  const PagedKv& kv = *job.kv;
+  const int64_t bs = kv.block_size, hd = kv.head_dim;
+  const int64_t row = (static_cast<int64_t>(job.block_table[lo / bs]) * bs + lo % bs) * kv.n_kv_heads + g;
+  const int64_t stride = kv.n_kv_heads * hd;  // elements between positions
+  if (kv.dtype == KvDtype::kF32) {
+    return {static_cast<const float*>(kv.k) + row * hd, static_cast<const float*>(kv.v) + row * hd, stride};
+  }
+  const uint16_t* k16 = static_cast<const uint16_t*>(kv.k) + row * hd;
+  const uint16_t* v16 = static_cast<const uint16_t*>(kv.v) + row * hd;
+  for (int j = 0; j < n; ++j) {
+    fp16_to_f32_row(k16 + j * stride, s.k.data() + j * hd, hd);
+    fp16_to_f32_row(v16 + j * stride, s.v.data() + j * hd, hd);
+  }
+  return {s.k.data(), s.v.data(), hd};
+}
+
+// Rows r0..r1-1 of KV head g; row r is token r / group, query head
+// g * group + r % group.
+void attend_tile(const Job& job, int g, int64_t r0, int64_t r1) {
+  const PagedKv& kv = *job.kv;
+  const int64_t hd = kv.head_dim, bs = kv.block_size, n_rows = r1 - r0;
+  const int n_heads = job.params->n_heads, window = job.params->window;
+  Scratch& s = scratch();
+  if (kv.dtype == KvDtype::kF16 && s.k.size() < static_cast<size_t>(bs * hd)) {
+    s.k.resize(static_cast<size_t>(bs * hd));
+    s.v.resize(static_cast<size_t>(bs * hd));
+  }
+  s.max.assign(static_cast<size_t>(n_rows), -std::numeric_limits<float>::infinity());
+  s.sum.assign(static_cast<size_t>(n_rows), 0.0f);
+  auto row_offset = [&](int64_t r) { return ((r / job.group) * n_heads + g * job.group + r % job.group) * hd; };
+  int64_t kmin = std::numeric_limits<int64_t>::max(), kmax = -1;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t p = job.positions[r / job.group];
+    kmin = std::min(kmin, first_visible(p, window));
+    kmax = std::max(kmax, p);
+    std::fill_n(job.out + row_offset(r), hd, 0.0f);
+  }
   float scores[kMaxAttnBlockSize];
-  std::fill(acc, acc + j.head_dim, 0.0f);
-  float running_max = -std::numeric_limits<float>::infinity();
-  double running_sum = 0.0;
-  const int64_t bs = j.kv->block_size;
-  const int64_t first = j.window > 0 ? std::max<int64_t>(0, p - j.window + 1) : 0;
-  for (int64_t start = first - first % bs; start <= p; start += bs) {
-    const int64_t lo = std::max(start, first), hi = std::min(start + bs - 1, p);
-    float block_max = -std::numeric_limits<float>::infinity();
-    for (int64_t pos = lo; pos <= hi; ++pos) {
-      const float s = j.dot(j.head_dim, kv_row(j, j.kv->k, pos, g), q) * j.scale;
-      scores[pos - lo] = s;
-      block_max = std::max(block_max, s);
-    }
-    if (block_max > running_max) {  // rescale what was accumulated under the old max
-      const float r = std::exp(running_max - block_max);
-      for (int64_t d = 0; d < j.head_dim; ++d) acc[d] *= r;
-      running_sum *= r;
-      running_max = block_max;
-    }
-    for (int64_t pos = lo; pos <= hi; ++pos) {
-      const float w = std::exp(scores[pos - lo] - running_max);
-      running_sum += w;
-      accumulate_v(j, kv_row(j, j.kv->v, pos, g), w, acc, tmp);
+  for (int64_t start = kmin - kmin % bs; start <= kmax; start += bs) {
+    const int64_t lo = std::max(start, kmin), hi = std::min(start + bs - 1, kmax);
+    const BlockView b = load_block(job, g, lo, static_cast<int>(hi - lo + 1), s);
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t p = job.positions[r / job.group];
+      const int64_t jlo = std::max(lo, first_visible(p, window)) - lo, jhi = std::min(hi, p) - lo;
+      if (jlo > jhi) continue;
+      const int n = static_cast<int>(jhi - jlo + 1);
+      job.ops->scores(job.q + row_offset(r), b.k + jlo * b.stride, b.stride, n, hd, job.params->scale, scores);
+      const float block_max = *std::max_element(scores, scores + n);
+      const size_t i = static_cast<size_t>(r - r0);
+      const float new_max = std::max(s.max[i], block_max);
+      const float rescale = std::exp(s.max[i] - new_max);  // exp(-inf) = 0 on the first block
+      s.max[i] = new_max;
+      s.sum[i] = s.sum[i] * rescale + job.ops->exp_sum(scores, n, new_max);
+      job.ops->accumulate(scores, b.v + jlo * b.stride, b.stride, n, hd, rescale, job.out + row_offset(r));
     }
   }
-  const float inv = static_cast<float>(1.0 / running_sum);
-  for (int64_t d = 0; d < j.head_dim; ++d) out[d] = acc[d] * inv;
+  for (int64_t r = r0; r < r1; ++r) {
+    const float inv = 1.0f / s.sum[static_cast<size_t>(r - r0)];
+    float* o = job.out + row_offset(r);
+    for (int64_t d = 0; d < hd; ++d) o[d] *= inv;
+  }
+}
+
+// Rows per task: enough tasks to balance the pool (causal rows differ in
+// cost), few enough rows to share each converted block widely.
+int64_t rows_per_tile(int64_t rows_per_kv, int n_kv_heads, int n_threads) {
+  constexpr int64_t kMaxTileRows = 32;
+  const int64_t want_tasks = 4 * static_cast<int64_t>(n_threads);
+  const int64_t rows = (rows_per_kv * n_kv_heads + want_tasks - 1) / want_tasks;
+  return std::clamp<int64_t>(rows, 1, kMaxTileRows);
 }
 
 }  // namespace
@@ -81,30 +313,25 @@ void paged_attention(const float* q, const int32_t* positions, int64_t n_tokens,
   assert(kv.head_dim > 0 && kv.head_dim <= kMaxAttnHeadDim);
   assert(kv.block_size > 0 && kv.block_size <= kMaxAttnBlockSize);
   assert(kv.n_kv_heads > 0 && params.n_heads % kv.n_kv_heads == 0);
+  for (int64_t t = 0; t < n_tokens; ++t) assert(positions[t] >= 0 && positions[t] < n_table * kv.block_size);
   (void)n_table;
-  const bool f16 = kv.dtype == KvDtype::kF16;
-  const HeadJob job{&kv,
-                    block_table,
-                    quant_ops(f16 ? GgmlType::kF16 : GgmlType::kF32)->vec_dot,
-                    f16 ? sizeof(uint16_t) : sizeof(float),
-                    kv.head_dim,
-                    params.scale,
-                    params.window};
   const int group = params.n_heads / kv.n_kv_heads;
-  const int64_t hd = kv.head_dim;
+  const Job job{q, positions, &kv, block_table, &params, out, &tile_ops(), group};
+  const int64_t rows_per_kv = n_tokens * group;
+  const int64_t tile = rows_per_tile(rows_per_kv, kv.n_kv_heads, pool != nullptr ? pool->size() : 1);
+  const int64_t n_tiles = (rows_per_kv + tile - 1) / tile;
   auto run = [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {  // i = token * n_heads + head
-      const int64_t t = i / params.n_heads;
-      const int h = static_cast<int>(i % params.n_heads);
-      assert(positions[t] >= 0 && positions[t] < n_table * kv.block_size);
-      attend_one(job, q + i * hd, positions[t], h / group, out + i * hd);
+    for (int64_t i = i0; i < i1; ++i) {  // last tiles first: later tokens see more keys
+      const int g = static_cast<int>(i % kv.n_kv_heads);
+      const int64_t r0 = (n_tiles - 1 - i / kv.n_kv_heads) * tile;
+      attend_tile(job, g, r0, std::min(r0 + tile, rows_per_kv));
     }
   };
-  const int64_t items = n_tokens * params.n_heads;
+  const int64_t tasks = n_tiles * kv.n_kv_heads;
   if (pool != nullptr) {
-    pool->parallel_for(0, items, 1, run);
+    pool->parallel_for(0, tasks, 1, run);
   } else {
-    run(0, items);
+    run(0, tasks);
   }
 }
 

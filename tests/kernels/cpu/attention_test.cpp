@@ -18,6 +18,7 @@ namespace {
 struct Case {
   int n_heads, n_kv_heads, head_dim, block_size, n_ctx, n_tokens, window;
   KvDtype dtype;
+  bool shuffle_positions = false;  // batch tokens out of position order
 };
 
 void run_case(const Case& c, std::mt19937& rng, ThreadPool* pool) {
@@ -54,6 +55,7 @@ void run_case(const Case& c, std::mt19937& rng, ThreadPool* pool) {
   // The batch: the last n_tokens positions of the context (a prefill chunk).
   std::vector<int32_t> pos(static_cast<size_t>(c.n_tokens));
   std::iota(pos.begin(), pos.end(), c.n_ctx - c.n_tokens);
+  if (c.shuffle_positions) std::shuffle(pos.begin(), pos.end(), rng);
   const AttentionParams params{c.n_heads, 1.0f / std::sqrt(static_cast<float>(c.head_dim)), c.window};
   const std::vector<float> q = test::random_floats(rng, static_cast<int64_t>(c.n_tokens) * c.n_heads * c.head_dim);
   std::vector<float> got(q.size()), expect(q.size());
@@ -83,6 +85,27 @@ TEST(PagedAttention, EqualsContiguousReference) {
     c.window = trial % 4 == 0 ? 1 + static_cast<int>(rng() % 64) : 0;
     c.dtype = trial % 2 ? KvDtype::kF16 : KvDtype::kF32;
     run_case(c, rng, trial % 2 ? &pool : nullptr);
+  }
+}
+
+TEST(PagedAttention, LongPrefillManyTilesEqualsReference) {
+  // Long batches split into many (KV head, query rows) tiles across threads,
+  // including batches whose tokens are not in position order.
+  std::mt19937 rng(77);
+  ThreadPool pool(3);
+  for (int trial = 0; trial < 12; ++trial) {
+    Case c{};
+    c.n_kv_heads = 1 + static_cast<int>(rng() % 3);
+    c.n_heads = c.n_kv_heads * (1 + static_cast<int>(rng() % 4));
+    const int dims[] = {16, 64, 72};
+    c.head_dim = dims[rng() % 3];
+    c.block_size = trial % 2 == 0 ? 16 : 1 + static_cast<int>(rng() % 40);
+    c.n_ctx = 100 + static_cast<int>(rng() % 300);
+    c.n_tokens = 40 + static_cast<int>(rng() % 60);
+    c.window = trial % 3 == 0 ? 1 + static_cast<int>(rng() % 80) : 0;
+    c.dtype = trial % 2 ? KvDtype::kF16 : KvDtype::kF32;
+    c.shuffle_positions = trial % 4 == 1;
+    run_case(c, rng, trial % 3 == 2 ? nullptr : &pool);
   }
 }
 
