@@ -25,6 +25,8 @@ struct PerplexityCliOptions {
   std::string file;
   int ctx = 512;
   int threads = 0;
+  std::string device = "auto";
+  bool kv_fp8 = false;
   bool json = false;
 };
 
@@ -33,7 +35,11 @@ void run_perplexity(const PerplexityCliOptions& opt) {
   if (!in) fail("cannot read " + opt.file);
   std::ostringstream text;
   text << in.rdbuf();
-  ModelBundle bundle = unwrap(models::load_model(unwrap(models::resolve_model(opt.model)), {opt.threads}));
+  models::LoadOptions load;
+  load.n_threads = opt.threads;
+  load.device = opt.device;
+  load.kv_fp8 = opt.kv_fp8;
+  ModelBundle bundle = unwrap(models::load_model(unwrap(models::resolve_model(opt.model)), load));
   tokenizer::EncodeOptions eo;
   eo.add_special = false;  // BOS goes at the start of each window, not of the text
   const auto tokens = unwrap(tokenizer::encode(bundle.vocabulary, text.str(), eo));
@@ -70,6 +76,8 @@ void add_perplexity_command(CLI::App& app) {
   cmd->add_option("--file", opt->file, "UTF-8 text file")->required();
   cmd->add_option("--ctx", opt->ctx, "Tokens per window")->capture_default_str();
   cmd->add_option("--threads", opt->threads, "CPU threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--device", opt->device, "cpu, cuda, cuda:N, or auto")->capture_default_str();
+  cmd->add_flag("--kv-fp8", opt->kv_fp8, "CUDA: FP8 (E4M3) KV cache");
   cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->callback([opt] { run_perplexity(*opt); });
 }

@@ -8,7 +8,11 @@ namespace hearth::cli {
 
 std::unique_ptr<Engine> start_engine(const EngineSetup& setup) {
   const auto path = unwrap(models::resolve_model(setup.model));
-  ModelBundle bundle = unwrap(models::load_model(path, models::LoadOptions{setup.threads}));
+  models::LoadOptions load;
+  load.n_threads = setup.threads;
+  load.device = setup.device;
+  load.kv_fp8 = setup.kv_fp8;
+  ModelBundle bundle = unwrap(models::load_model(path, load));
   EngineOptions options;
   options.context_length = setup.context;
   return unwrap(Engine::create(std::move(bundle), options));
@@ -42,6 +46,9 @@ void add_engine_options(CLI::App& cmd, EngineSetup& setup) {
   cmd.add_option("model", setup.model, "Path to a .gguf file or a catalog name")->required();
   cmd.add_option("--threads", setup.threads, "CPU threads (0: every core)")->capture_default_str();
   cmd.add_option("--ctx", setup.context, "Context length in tokens (0: the engine's default)");
+  cmd.add_option("--device", setup.device, "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable)")
+      ->capture_default_str();
+  cmd.add_flag("--kv-fp8", setup.kv_fp8, "CUDA: keep the KV cache in FP8 (E4M3) instead of F16");
 }
 
 FinishEvent StreamingSink::wait() {

@@ -16,9 +16,11 @@
 namespace hearth::cli {
 
 struct EngineSetup {
-  std::string model;  // path or catalog name
-  int threads = 0;    // 0: every core
-  int context = 0;    // 0: the engine's default
+  std::string model;            // path or catalog name
+  int threads = 0;              // 0: every core
+  int context = 0;              // 0: the engine's default
+  std::string device = "auto";  // cpu, cuda, cuda:N, auto
+  bool kv_fp8 = false;          // CUDA: FP8 E4M3 KV cache
 };
 
 // Registers MODEL, --threads and --ctx.
