@@ -8,7 +8,7 @@ cd "$HEARTH_ROOT"
 say "Running the test suite"
 ctest --preset dev -j"$(nproc)" || die "tests failed"
 if [ -x fuzz/run.sh ]; then
-  say "Fuzzing the GGUF reader for ${HEARTH_FUZZ_SECONDS:-60} s"
+  say "Fuzzing the GGUF reader, the tokenizer and the chat templates for ${HEARTH_FUZZ_SECONDS:-60} s"
   fuzz/run.sh "${HEARTH_FUZZ_SECONDS:-60}" || die "fuzzing found a problem"
 fi
 say "All tests passed"
