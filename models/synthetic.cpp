@@ -6,6 +6,7 @@
 #include <span>
 
 #include "engine/gguf/gguf_writer.h"
+#include "kernels/cpu/fp16.h"
 
 namespace hearth::models {
 namespace {
@@ -24,27 +25,8 @@ struct Rng {
   float uniform() { return static_cast<float>(next() >> 40) / static_cast<float>(1 << 24); }  // [0, 1)
 };
 
-// IEEE binary16 from a finite float below 65504, rounded to nearest even;
-// small scales (Q6_K's d is often below 2^-14) become subnormals.
-std::uint16_t to_f16(float f) {
-  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
-  const std::uint32_t sign = (x >> 16) & 0x8000u;
-  const int exp = static_cast<int>((x >> 23) & 0xff) - 127 + 15;
-  std::uint32_t mant = (x & 0x7fffffu) | 0x800000u;  // with the implicit bit
-  int shift = 13;                                     // 24-bit to 11-bit significand
-  if (exp <= 0) shift += 1 - exp;                      // subnormal: shift further
-  if (shift > 24) return static_cast<std::uint16_t>(sign);
-  std::uint32_t h = mant >> shift;
-  const std::uint32_t rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
-  if (rest > half || (rest == half && (h & 1u))) ++h;  // may carry into the exponent: still correct
-  // Normal: h holds the implicit bit (1024..2048 after rounding); adding the
-  // exponent this way lets a rounding carry step into the next binade.
-  if (exp > 0) h = (static_cast<std::uint32_t>(exp) << 10) + (h - 0x400u);
-  return static_cast<std::uint16_t>(sign | h);
-}
-
 void put_f16(std::byte* p, float f) {
-  const std::uint16_t h = to_f16(f);
+  const std::uint16_t h = kernels::f32_to_fp16(f);
   std::memcpy(p, &h, 2);
 }
 
@@ -101,7 +83,7 @@ void fill_weights(GgmlType type, std::span<std::byte> out, std::uint64_t fan_in,
       if (type == GgmlType::F32) std::memcpy(p, &v, 4);
       if (type == GgmlType::F16) put_f16(p, v);
       if (type == GgmlType::BF16) {
-        const std::uint16_t b = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(v) >> 16);
+        const std::uint16_t b = kernels::f32_to_bf16(v);
         std::memcpy(p, &b, 2);
       }
     }
