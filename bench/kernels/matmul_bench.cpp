@@ -1,6 +1,8 @@
 // Matmul micro-benchmarks: decode (gemv, 1 token) reports GB/s of weight bytes
 // read, the quantity that bounds batch-1 decode; prefill (gemm, 128 tokens)
-// reports GFLOP/s (2 * rows * cols * tokens per call).
+// reports GFLOP/s (2 * rows * cols * tokens per call). Batched decode
+// (decode1/decode8: 1 or 8 tokens, as when 8 sequences decode in one step) on
+// SmolLM2-135M's shapes: down (576x1536), up/gate (1536x576), output (49152x576).
 // Threads: HEARTH_BENCH_THREADS (default 2); SIMD level: HEARTH_CPU=scalar|avx2.
 #include <benchmark/benchmark.h>
 
@@ -100,6 +102,18 @@ void shapes(benchmark::internal::Benchmark* b, GgmlType type) {
   b->ArgNames({"rows", "cols"})->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
 
+// SmolLM2-135M shapes; K-quant types only where cols is a multiple of 256.
+void smollm_shapes(benchmark::internal::Benchmark* b, GgmlType type) {
+  const bool k_quant = quant_ops(type)->vec_dot_type == GgmlType::kQ8_K;
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{576, 1536}, {1536, 576}, {49152, 576}}) {
+    if (k_quant && cols % 256 != 0) continue;
+    b->Args({rows, cols});
+  }
+  b->ArgNames({"rows", "cols"})->Unit(benchmark::kMicrosecond)->UseRealTime();
+}
+
+const GgmlType kDecodeTypes[] = {GgmlType::kQ4_1, GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ6_K};
+
 const GgmlType kTypes[] = {GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,
                            GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K,
                            GgmlType::kF16,  GgmlType::kBF16, GgmlType::kF32};
@@ -112,6 +126,14 @@ const GgmlType kTypes[] = {GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, Gg
     shapes(
         benchmark::RegisterBenchmark(("gemm128/" + name).c_str(), [t](benchmark::State& s) { run_matmul(s, t, 128); }),
         t);
+  }
+  for (GgmlType t : kDecodeTypes) {
+    const std::string name = quant_ops(t)->name;
+    for (int64_t n : {1, 8}) {
+      smollm_shapes(benchmark::RegisterBenchmark(("decode" + std::to_string(n) + "/" + name).c_str(),
+                                                 [t, n](benchmark::State& s) { run_matmul(s, t, n); }),
+                    t);
+    }
   }
   return true;
 }();

@@ -16,6 +16,15 @@ using DequantRowFn = void (*)(const void* src, float* dst, int64_t n);
 using QuantizeRowFn = void (*)(const float* src, void* dst, int64_t n);
 // w: a row of the weight type; a: a row of vec_dot_type.
 using VecDotFn = float (*)(int64_t n, const void* w, const void* a);
+// One weight row against n_a activation rows (1 <= n_a <= kMaxDotRows), the
+// weight blocks unpacked once for all of them: out[j] = dot of w with the row
+// at a + j * a_stride (bytes). out[j] is bit-identical to vec_dot(n, w, row j)
+// of the same level, whatever n_a: batching sequences never changes a result.
+using VecDotRowsFn = void (*)(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out);
+
+// Most activation rows per vec_dot_rows call (the AVX2 build runs them as two
+// passes of 4: its 16 vector registers hold the accumulators of 4 rows).
+constexpr int kMaxDotRows = 8;
 
 struct QuantOps {
   GgmlType type;
@@ -26,6 +35,7 @@ struct QuantOps {
   QuantizeRowFn quantize_row;  // f32 -> this type (round to nearest; SIMD for Q8 activations)
   GgmlType vec_dot_type;       // what activations are converted to for vec_dot (F32: used as is)
   VecDotFn vec_dot;            // null for the activation-only types (Q8_1, Q8_K)
+  VecDotRowsFn vec_dot_rows;   // null where vec_dot is
 };
 
 // The table for `type` at this CPU's level; nullptr for an unsupported type.

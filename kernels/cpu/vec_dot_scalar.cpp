@@ -192,4 +192,58 @@ float vec_dot_q6_k_q8_k(int64_t n, const void* w, const void* a) {
   return sum;
 }
 
+namespace {
+
+// The reference multi-row dot: one call of the one-row dot per activation row.
+template <float (*Dot)(int64_t, const void*, const void*)>
+void each_row(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  for (int j = 0; j < n_a; ++j) out[j] = Dot(n, w, static_cast<const uint8_t*>(a) + static_cast<size_t>(j) * a_stride);
+}
+
+}  // namespace
+
+void vec_dot_f32_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  each_row<vec_dot_f32>(n, w, a, a_stride, n_a, out);
+}
+
+void vec_dot_f16_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  each_row<vec_dot_f16>(n, w, a, a_stride, n_a, out);
+}
+
+void vec_dot_bf16_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  each_row<vec_dot_bf16>(n, w, a, a_stride, n_a, out);
+}
+
+void vec_dot_q4_0_q8_0_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  each_row<vec_dot_q4_0_q8_0>(n, w, a, a_stride, n_a, out);
+}
+
+void vec_dot_q4_1_q8_1_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  each_row<vec_dot_q4_1_q8_1>(n, w, a, a_stride, n_a, out);
+}
+
+void vec_dot_q5_0_q8_0_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  each_row<vec_dot_q5_0_q8_0>(n, w, a, a_stride, n_a, out);
+}
+
+void vec_dot_q5_1_q8_1_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  each_row<vec_dot_q5_1_q8_1>(n, w, a, a_stride, n_a, out);
+}
+
+void vec_dot_q8_0_q8_0_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  each_row<vec_dot_q8_0_q8_0>(n, w, a, a_stride, n_a, out);
+}
+
+void vec_dot_q4_k_q8_k_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  each_row<vec_dot_q4_k_q8_k>(n, w, a, a_stride, n_a, out);
+}
+
+void vec_dot_q5_k_q8_k_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  each_row<vec_dot_q5_k_q8_k>(n, w, a, a_stride, n_a, out);
+}
+
+void vec_dot_q6_k_q8_k_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
+  each_row<vec_dot_q6_k_q8_k>(n, w, a, a_stride, n_a, out);
+}
+
 }  // namespace hearth::kernels::scalar
