@@ -27,6 +27,7 @@ struct PerplexityCliOptions {
   int threads = 0;
   std::string device = "auto";
   bool kv_fp8 = false;
+  bool q8_activations = false;
   bool json = false;
 };
 
@@ -39,6 +40,7 @@ void run_perplexity(const PerplexityCliOptions& opt) {
   load.n_threads = opt.threads;
   load.device = opt.device;
   load.kv_fp8 = opt.kv_fp8;
+  load.refine_activations = !opt.q8_activations;
   ModelBundle bundle = unwrap(models::load_model(unwrap(models::resolve_model(opt.model)), load));
   tokenizer::EncodeOptions eo;
   eo.add_special = false;  // BOS goes at the start of each window, not of the text
@@ -78,6 +80,8 @@ void add_perplexity_command(CLI::App& app) {
   cmd->add_option("--threads", opt->threads, "CPU threads (0: all cores)")->capture_default_str();
   cmd->add_option("--device", opt->device, "cpu, cuda, cuda:N, or auto")->capture_default_str();
   cmd->add_flag("--kv-fp8", opt->kv_fp8, "CUDA: FP8 (E4M3) KV cache");
+  cmd->add_flag("--q8-activations", opt->q8_activations,
+                "CPU: plain 8-bit activation blocks, as llama.cpp (no refinement of blocks with an outlier)");
   cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->callback([opt] { run_perplexity(*opt); });
 }

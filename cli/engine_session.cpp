@@ -12,6 +12,8 @@ std::unique_ptr<Engine> start_engine(const EngineSetup& setup) {
   load.n_threads = setup.threads;
   load.device = setup.device;
   load.kv_fp8 = setup.kv_fp8;
+  load.vram_budget_bytes = setup.vram_budget_mib << 20;
+  load.refine_activations = !setup.q8_activations;
   ModelBundle bundle = unwrap(models::load_model(path, load));
   EngineOptions options;
   options.context_length = setup.context;
@@ -49,6 +51,12 @@ void add_engine_options(CLI::App& cmd, EngineSetup& setup) {
   cmd.add_option("--device", setup.device, "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable)")
       ->capture_default_str();
   cmd.add_flag("--kv-fp8", setup.kv_fp8, "CUDA: keep the KV cache in FP8 (E4M3) instead of F16");
+  cmd.add_option("--vram-budget", setup.vram_budget_mib,
+                 "CUDA: MiB of GPU memory the model may hold (weights, KV cache, workspace); 0: all that is free. "
+                 "With --device auto, weights over it run on the CPU")
+      ->capture_default_str();
+  cmd.add_flag("--q8-activations", setup.q8_activations,
+               "CPU: plain 8-bit activation blocks, as llama.cpp (faster; no refinement of blocks with an outlier)");
 }
 
 FinishEvent StreamingSink::wait() {

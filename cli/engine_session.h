@@ -3,6 +3,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -16,14 +17,16 @@
 namespace hearth::cli {
 
 struct EngineSetup {
-  std::string model;            // path or catalog name
-  int threads = 0;              // 0: every core
-  int context = 0;              // 0: the engine's default
-  std::string device = "auto";  // cpu, cuda, cuda:N, auto
-  bool kv_fp8 = false;          // CUDA: FP8 E4M3 KV cache
+  std::string model;                // path or catalog name
+  int threads = 0;                  // 0: every core
+  int context = 0;                  // 0: the engine's default
+  std::string device = "auto";      // cpu, cuda, cuda:N, auto
+  bool kv_fp8 = false;              // CUDA: FP8 E4M3 KV cache
+  std::size_t vram_budget_mib = 0;  // CUDA: GPU memory the model may hold, MiB; 0: all that is free
+  bool q8_activations = false;      // CPU: plain 8-bit activation blocks (no outlier refinement)
 };
 
-// Registers MODEL, --threads and --ctx.
+// Registers MODEL, --threads, --ctx, --device, --kv-fp8, --vram-budget and --q8-activations.
 void add_engine_options(CLI::App& cmd, EngineSetup& setup);
 // Registers --temp, --top-k, --top-p, --min-p, --repeat-penalty, --seed.
 void add_sampling_options(CLI::App& cmd, SamplingParams& sampling);

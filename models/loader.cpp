@@ -24,12 +24,16 @@ bool have_cuda_device() {
 Result<std::unique_ptr<Model>> load_llama(std::unique_ptr<gguf::GgufFile> file, const LoadOptions& options,
                                           const DeviceChoice& device) {
   if (!device.cuda) {
-    HEARTH_ASSIGN_OR_RETURN(auto model, LlamaModel::load(std::move(file), LlamaOptions{options.n_threads}));
+    HEARTH_ASSIGN_OR_RETURN(
+        auto model, LlamaModel::load(std::move(file), LlamaOptions{options.n_threads, options.refine_activations}));
     return std::unique_ptr<Model>(std::move(model));
   }
 #if defined(HEARTH_HAVE_CUDA)
-  HEARTH_ASSIGN_OR_RETURN(auto model,
-                          LlamaCudaModel::load(std::move(file), LlamaCudaOptions{device.cuda_device, options.kv_fp8}));
+  LlamaCudaOptions cuda_options;
+  cuda_options.device = device.cuda_device;
+  cuda_options.kv_fp8 = options.kv_fp8;
+  cuda_options.vram_budget_bytes = options.vram_budget_bytes;
+  HEARTH_ASSIGN_OR_RETURN(auto model, LlamaCudaModel::load(std::move(file), cuda_options));
   return std::unique_ptr<Model>(std::move(model));
 #else
   return make_error(ErrorCode::kUnsupported, "device cuda: Hearth was built without CUDA");

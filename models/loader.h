@@ -3,6 +3,7 @@
 // architecture by name (the engine never does).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -17,6 +18,13 @@ struct LoadOptions {
   std::string device = "cpu";  // "cpu", "cuda" (device 0), "cuda:N", or "auto": CUDA when a GPU is usable
                                // and the weights fit it, else the CPU
   bool kv_fp8 = false;         // CUDA only: KV cache in FP8 E4M3 instead of f16
+  // CPU only: refine 8-bit activation blocks that hold an outlier
+  // (LlamaOptions::refine_activations); false gives llama.cpp's arithmetic.
+  bool refine_activations = true;
+  // CUDA only: bytes of GPU memory the model may hold (weights, KV pool,
+  // workspace); 0: whatever the device has free. Weights over it fail the
+  // load with kOutOfMemory ("auto": the model runs on the CPU instead).
+  std::size_t vram_budget_bytes = 0;
 };
 
 // Where a model runs: the CPU, or CUDA device `cuda_device`.

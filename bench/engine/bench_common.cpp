@@ -17,12 +17,16 @@ void add_model_args(CLI::App& cmd, ModelArgs& args) {
   cmd.add_option("MODEL", args.model, "GGUF path or catalog name")->required();
   cmd.add_option("--threads", args.threads, "CPU threads for the forward pass")->capture_default_str();
   cmd.add_flag("--json", args.json, "Print the results as JSON");
+  cmd.add_flag("--q8-activations", args.q8_activations, "Plain 8-bit activation blocks (no outlier refinement)");
 }
 
 std::unique_ptr<Engine> open_engine(const ModelArgs& args, const EngineOptions& options) {
   Result<std::filesystem::path> path = models::resolve_model(args.model);
   if (!path) fail(path.error());
-  Result<ModelBundle> bundle = models::load_model(*path, models::LoadOptions{args.threads});
+  models::LoadOptions load;
+  load.n_threads = args.threads;
+  load.refine_activations = !args.q8_activations;
+  Result<ModelBundle> bundle = models::load_model(*path, load);
   if (!bundle) fail(bundle.error());
   Result<std::unique_ptr<Engine>> engine = Engine::create(std::move(bundle).value(), options);
   if (!engine) fail(engine.error());

@@ -28,6 +28,7 @@ struct ModelArgs {
   std::string model;  // a path or a catalog name
   int threads = 2;    // CPU threads of the forward pass
   bool json = false;
+  bool q8_activations = false;  // plain 8-bit activation blocks (no outlier refinement)
 };
 void add_model_args(CLI::App& cmd, ModelArgs& args);
 

@@ -15,7 +15,7 @@ Repetitions are interleaved (Hearth, llama.cpp, alternating who goes first)
 after one warm-up round, so load from other processes hits both alike; the
 report gives medians, the spread (min-max) and the load average.
 
-Usage: bench_vs_llamacpp.py --tool BUILD/bench/peer/hearth-bench-peer [--threads 2] [--reps 7]
+Usage: bench_vs_llamacpp.py --tool BUILD/bench/peer/hearth-bench-peer [--threads 2] [--reps 7] [--q8-activations]
                             [--text tests/peer/data/public_domain.txt] [--model default]
 """
 
@@ -36,8 +36,8 @@ import peer_common as pc  # noqa: E402
 
 
 class Hearth:
-    def __init__(self, tool, model, threads):
-        self.p = subprocess.Popen([tool, model, str(threads)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def __init__(self, tool, model, threads, q8=False):
+        self.p = subprocess.Popen([tool, model, str(threads)] + (["--q8-activations"] if q8 else []), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   text=True)
         hello = json.loads(self.p.stdout.readline() or "{}")
         if not hello.get("ready"):
@@ -95,11 +95,13 @@ def main():
     ap.add_argument("--tool", required=True)
     ap.add_argument("--model", default="default")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--q8-activations", action="store_true",
+                    help="Hearth with plain 8-bit activation blocks (llama.cpp's arithmetic) instead of its default")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--text", default=os.path.join(ROOT, "tests", "peer", "data", "public_domain.txt"))
     args = ap.parse_args()
     load_start = os.getloadavg()
-    hearth = Hearth(args.tool, args.model, args.threads)
+    hearth = Hearth(args.tool, args.model, args.threads, args.q8_activations)
     llama = Llama(hearth.path, args.threads)
     with open(args.text, "rb") as f:
         ids = llama.llm.tokenize(f.read(), add_bos=False)

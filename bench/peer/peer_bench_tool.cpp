@@ -116,15 +116,18 @@ Result<json> handle(Bench& b, const json& req, int n_threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: hearth-bench-peer MODEL THREADS (then JSON requests on stdin)\n";
+  if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "--q8-activations")) {
+    std::cerr << "usage: hearth-bench-peer MODEL THREADS [--q8-activations] (then JSON requests on stdin)\n";
     return 2;
   }
   const std::string name = std::string(argv[1]) == "default" ? models::builtin_catalog().default_entry().name : argv[1];
   const int threads = std::stoi(argv[2]);
   auto path = models::resolve_model(name);
   if (!path) return std::cerr << path.error().describe() << "\n", 1;
-  auto bundle = models::load_model(*path, models::LoadOptions{threads});
+  models::LoadOptions load;
+  load.n_threads = threads;
+  load.refine_activations = argc == 3;  // --q8-activations: llama.cpp's plain 8-bit activation blocks
+  auto bundle = models::load_model(*path, load);
   if (!bundle) return std::cerr << bundle.error().describe() << "\n", 1;
   Model& model = *bundle->model;
   if (auto r = model.allocate_kv(KvLayout{kMaxTokens / kBlockSize, kBlockSize}); !r) {

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <span>
+#include <vector>
 
 #include "engine/kv/kv_cache_manager.h"
 #include "engine/metrics/rolling_window.h"
@@ -18,6 +20,7 @@ struct StepRecord {
   std::int32_t prefill_tokens = 0;  // prompt (and recompute) tokens computed
   std::int32_t decode_tokens = 0;   // generated tokens sampled
   double schedule_ms = 0, forward_ms = 0, sample_ms = 0;
+  std::span<const double> layer_ms;  // [n_layer] of the forward, when the model timed it (Model::last_layer_ms)
 };
 
 struct Gauges {
@@ -51,6 +54,10 @@ class EngineMetrics {
  private:
   SampleWindow ttft_, inter_token_;
   SampleWindow schedule_ms_, forward_ms_, sample_ms_;
+  // One window per layer, over the recent steps that came with layer times
+  // (every step on the CPU; CUDA times one step in several): step_samples each.
+  std::vector<SampleWindow> layer_ms_;
+  std::size_t step_samples_;
   RateWindow prefill_rate_, decode_rate_;
   std::int64_t steps_ = 0;
   std::int64_t finished_ = 0;

@@ -49,6 +49,8 @@ struct ModelMemory {
   std::size_t weights_bytes = 0;    // resident weight data (mapped or uploaded)
   std::size_t kv_bytes = 0;         // the KV block pool
   std::size_t workspace_bytes = 0;  // activations and scratch
+  std::size_t device_free = 0;      // GPU models: free bytes on the whole device (all processes); 0 on the CPU
+  std::size_t device_total = 0;     // GPU models: the device's memory in bytes; 0 on the CPU
 };
 
 struct KvLayout {
@@ -74,7 +76,15 @@ class Model {
   // storage allow).
   virtual Result<void> forward(std::span<const SequenceStep> steps, std::span<float> logits) = 0;
 
+  // Called by the engine after every step (the metrics), on its thread.
   virtual ModelMemory memory() const = 0;
+
+  // Milliseconds each layer took in the last forward() ([n_layer], attention
+  // and feed-forward together; embedding and logits excluded, so the sum is
+  // below the step's time). Empty when that step was not timed: a failed step,
+  // a backend that does not time layers, or one that times only some steps to
+  // keep the cost down. Valid until the next forward().
+  virtual std::span<const double> last_layer_ms() const { return {}; }
 };
 
 }  // namespace hearth

@@ -69,8 +69,18 @@ Result<std::unique_ptr<EngineImpl>> EngineImpl::create(ModelBundle bundle, const
   if (context > trained) {
     log::get("engine")->warn("context_length {} exceeds the model's trained context {}", context, trained);
   }
-  HEARTH_ASSIGN_OR_RETURN(const std::int32_t blocks, kv_blocks(*bundle.model, options, context));
-  HEARTH_TRY(bundle.model->allocate_kv(KvLayout{blocks, options.kv_block_size}));
+  HEARTH_ASSIGN_OR_RETURN(std::int32_t blocks, kv_blocks(*bundle.model, options, context));
+  Result<void> allocated = bundle.model->allocate_kv(KvLayout{blocks, options.kv_block_size});
+  const std::int32_t one_context = (context + options.kv_block_size - 1) / options.kv_block_size;
+  if (!allocated && allocated.error().code == ErrorCode::kOutOfMemory && options.kv_budget_bytes == 0 &&
+      blocks > one_context) {
+    // The default pool (two contexts) where memory is short (a GPU, a VRAM
+    // budget): one full context still serves every request.
+    log::get("engine")->warn("{}; trying a KV pool of one context", allocated.error().message);
+    blocks = one_context;
+    allocated = bundle.model->allocate_kv(KvLayout{blocks, options.kv_block_size});
+  }
+  if (!allocated) return std::move(allocated).error();
   kv::KvCacheConfig kv_config;
   kv_config.num_blocks = blocks;
   kv_config.block_size = options.kv_block_size;
@@ -237,6 +247,8 @@ void EngineImpl::publish_metrics() {
   g.memory.weights = mem.weights_bytes;
   g.memory.kv_pool = mem.kv_bytes;
   g.memory.workspace = mem.workspace_bytes;
+  g.memory.device_free = mem.device_free;
+  g.memory.device_total = mem.device_total;
   metrics_.publish(g);
 }
 

@@ -29,6 +29,7 @@ void EngineImpl::run_step() {
   const bool ok = forward(plan);
   const Clock::time_point forwarded = Clock::now();
   rec.forward_ms = ms_since(scheduled, forwarded);
+  if (ok) rec.layer_ms = bundle_.model->last_layer_ms();  // read before sampling: valid until the next forward
   if (ok) rec.decode_tokens = sample_all(plan);
   rec.end = Clock::now();
   rec.sample_ms = ms_since(forwarded, rec.end);

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
+#include <vector>
 
+#include "kernels/cpu/outlier_refine.h"
 #include "kernels/cpu/quant_ops.h"
 
 namespace hearth::kernels {
@@ -16,6 +19,7 @@ constexpr int64_t kTokenTile = 32;
 
 struct MatmulJob {
   VecDotFn dot;
+  VecDotRowsFn dot_rows;  // the same dot on up to kMaxDotRows tokens at once
   const uint8_t* w;
   size_t w_stride;  // bytes between weight rows
   const uint8_t* a;
@@ -26,13 +30,23 @@ struct MatmulJob {
   float* y;
 };
 
+// Each weight row is dotted with up to kMaxDotRows tokens per call, its blocks
+// unpacked once for all of them; a single token takes the one-row dot (the
+// same bits, without the dispatch over row counts).
 void run_rows(const MatmulJob& j, int64_t r0, int64_t r1) {
   for (int64_t t0 = 0; t0 < j.n_tokens; t0 += kTokenTile) {
     const int64_t t1 = std::min(j.n_tokens, t0 + kTokenTile);
     for (int64_t r = r0; r < r1; ++r) {
       const uint8_t* wr = j.w + static_cast<size_t>(r) * j.w_stride;
-      for (int64_t t = t0; t < t1; ++t) {
-        j.y[t * j.rows + r] = j.dot(j.cols, wr, j.a + static_cast<size_t>(t) * j.a_stride);
+      if (t1 - t0 == 1) {
+        j.y[t0 * j.rows + r] = j.dot(j.cols, wr, j.a + static_cast<size_t>(t0) * j.a_stride);
+        continue;
+      }
+      for (int64_t t = t0; t < t1; t += kMaxDotRows) {
+        const int n_a = static_cast<int>(std::min<int64_t>(kMaxDotRows, t1 - t));
+        float out[kMaxDotRows];
+        j.dot_rows(j.cols, wr, j.a + static_cast<size_t>(t) * j.a_stride, j.a_stride, n_a, out);
+        for (int k = 0; k < n_a; ++k) j.y[(t + k) * j.rows + r] = out[k];
       }
     }
   }
@@ -51,8 +65,14 @@ const uint8_t* prepare_activations(const QuantOps& ops, const float* x, int64_t 
   scratch.activations.resize(*stride * static_cast<size_t>(n_tokens));
   uint8_t* dst = scratch.activations.data();
   const size_t s = *stride;
+  const float ratio = scratch.outlier_ratio;
+  if (ratio > 0.0f) prepare_outlier_blocks(act, n_tokens, cols, scratch.outliers);
   auto quantize = [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) act.quantize_row(x + t * cols, dst + static_cast<size_t>(t) * s, cols);
+    for (int64_t t = t0; t < t1; ++t) {
+      uint8_t* row = dst + static_cast<size_t>(t) * s;
+      act.quantize_row(x + t * cols, row, cols);
+      if (ratio > 0.0f) refine_row(act, x + t * cols, row, cols, ratio, t, scratch.outliers);
+    }
   };
   if (pool != nullptr && n_tokens > 1) {
     pool->parallel_for(0, n_tokens, 1, quantize);
@@ -60,6 +80,31 @@ const uint8_t* prepare_activations(const QuantOps& ops, const float* x, int64_t 
     quantize(0, n_tokens);
   }
   return dst;
+}
+
+// Adds the refined blocks' dots (outlier_refine.h) of rows [r0, r1). Per
+// (row, token), the weight blocks a token refines are gathered next to each
+// other so one dot covers them all (their residual blocks are stored the same
+// way): one call and one horizontal sum instead of one per block. The sum
+// depends only on that token's own blocks, so batching cannot change it.
+void add_outlier_dots(const MatmulJob& j, const OutlierBlocks& ob, size_t block_bytes, int64_t block_elems, int64_t r0,
+                      int64_t r1) {
+  thread_local std::vector<uint8_t> gathered;
+  gathered.resize(static_cast<size_t>(ob.max_per_row) * block_bytes);
+  for (int64_t t = 0; t < j.n_tokens; ++t) {
+    const int32_t count = ob.count[static_cast<size_t>(t)];
+    if (count == 0) continue;
+    const int64_t first = t * ob.max_per_row;
+    const int32_t* index = ob.index.data() + first;
+    for (int64_t r = r0; r < r1; ++r) {
+      const uint8_t* wr = j.w + static_cast<size_t>(r) * j.w_stride;
+      for (int32_t s = 0; s < count; ++s) {
+        std::memcpy(gathered.data() + static_cast<size_t>(s) * block_bytes,
+                    wr + static_cast<size_t>(index[s]) * block_bytes, block_bytes);
+      }
+      j.y[t * j.rows + r] += j.dot(count * block_elems, gathered.data(), ob.residual_at(first));
+    }
+  }
 }
 
 }  // namespace
@@ -71,9 +116,23 @@ void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, T
   assert(w.cols % ops->block_elems == 0 && w.row_stride >= row_bytes(w.type, w.cols));
   size_t a_stride = 0;
   const uint8_t* a = prepare_activations(*ops, x, n_tokens, w.cols, pool, scratch, &a_stride);
-  const MatmulJob job{
-      ops->vec_dot, static_cast<const uint8_t*>(w.data), w.row_stride, a, a_stride, w.cols, w.rows, n_tokens, y};
-  auto rows = [&job](int64_t r0, int64_t r1) { run_rows(job, r0, r1); };
+  const MatmulJob job{ops->vec_dot,
+                      ops->vec_dot_rows,
+                      static_cast<const uint8_t*>(w.data),
+                      w.row_stride,
+                      a,
+                      a_stride,
+                      w.cols,
+                      w.rows,
+                      n_tokens,
+                      y};
+  const bool refined = ops->vec_dot_type != GgmlType::kF32 && scratch.outlier_ratio > 0.0f;
+  auto rows = [&](int64_t r0, int64_t r1) {
+    run_rows(job, r0, r1);
+    if (refined) {
+      add_outlier_dots(job, scratch.outliers, ops->block_bytes, ops->block_elems, r0, r1);
+    }
+  };
   if (pool != nullptr) {
     pool->parallel_for(0, w.rows, kRowTile, rows);
   } else {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/ggml_type.h"
+#include "kernels/cpu/outlier_refine.h"
 #include "kernels/cpu/thread_pool.h"
 
 namespace hearth::kernels {
@@ -23,9 +24,15 @@ struct WeightMatrix {
   size_t row_stride = 0;  // bytes; >= row_bytes(type, cols)
 };
 
-// Reused between calls so a decode step allocates nothing.
+// Reused between calls so a decode step allocates nothing; also carries the
+// activation precision.
 struct MatmulScratch {
   std::vector<uint8_t> activations;  // [n_tokens][row_bytes(vec_dot_type, cols)]
+  OutlierBlocks outliers;            // refined blocks of those rows
+  // Outlier refinement of the 8-bit activation blocks (outlier_refine.h):
+  // blocks whose scale exceeds this many times their row's median block scale
+  // get a second, finer block. 0: plain 8-bit blocks, llama.cpp's arithmetic.
+  float outlier_ratio = kDefaultOutlierRatio;
 };
 
 // y[t][r] = sum_c W[r][c] * x[t][c].

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "engine/core/log.h"
 #include "engine/model/step_check.h"
 #include "kernels/cpu/ggml_type.h"
 #include "kernels/cuda/elementwise.h"
@@ -30,6 +31,50 @@ std::size_t f32_bytes(std::int64_t n) {
   return static_cast<std::size_t>(n) * sizeof(float);
 }
 
+std::string bytes_text(std::size_t bytes) {
+  return std::to_string(bytes) + " bytes (" + std::to_string(bytes >> 20) + " MiB)";
+}
+
+// Bytes upload_weights() will put on the device: every tensor the forward pass
+// reads, the tied output matrix once.
+std::size_t upload_bytes(const LlamaWeights& w) {
+  std::size_t bytes = 0;
+  const auto add = [&](const WeightRef& r) { bytes += r ? r.info->n_bytes : 0; };
+  add(w.token_embd);
+  if (w.output.data != w.token_embd.data) add(w.output);
+  add(w.output_norm);
+  for (const LlamaLayerWeights& l : w.layers) {
+    for (const WeightRef* r :
+         {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.bq, &l.bk, &l.bv, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down}) {
+      add(*r);
+    }
+  }
+  return bytes;
+}
+
+// Checked before anything is uploaded, so a model that cannot fit fails at
+// once (and "auto" falls back to the CPU) instead of after most of an upload.
+Result<void> check_weights_fit(std::size_t weights, std::size_t budget, const cuda::CudaContext& ctx) {
+  if (budget > 0 && weights > budget) {
+    return make_error(ErrorCode::kOutOfMemory, "the weights need " + bytes_text(weights) +
+                                                   " of GPU memory; the VRAM budget is " + bytes_text(budget));
+  }
+  HEARTH_ASSIGN_OR_RETURN(const cuda::DeviceMemoryInfo info, ctx.memory_info());
+  if (weights > info.free_bytes) {
+    return make_error(ErrorCode::kOutOfMemory, "the weights need " + bytes_text(weights) +
+                                                   " of GPU memory; CUDA device " + std::to_string(ctx.device()) +
+                                                   " (" + ctx.name() + ") has " + bytes_text(info.free_bytes) +
+                                                   " free");
+  }
+  return {};
+}
+
+// memory() runs after every engine step (hundreds a second in decode), and
+// cudaMemGetInfo is a driver call of some microseconds (it does not
+// synchronize): refreshing it a few times a second is enough for the VRAM
+// panel, and makes its cost vanish.
+constexpr std::chrono::milliseconds kDeviceInfoRefresh{250};
+
 }  // namespace
 
 std::size_t LlamaCudaModel::Workspace::bytes() const {
@@ -45,13 +90,19 @@ Result<std::unique_ptr<LlamaCudaModel>> LlamaCudaModel::load(std::unique_ptr<ggu
                                                    std::to_string(weights.hp.head_dim));
   }
   HEARTH_ASSIGN_OR_RETURN(auto ctx, cuda::CudaContext::create(options.device));
-  std::unique_ptr<LlamaCudaModel> model(new LlamaCudaModel(weights.hp, std::move(ctx), options.kv_fp8));
+  HEARTH_TRY(check_weights_fit(upload_bytes(weights), options.vram_budget_bytes, *ctx));
+  std::unique_ptr<LlamaCudaModel> model(new LlamaCudaModel(weights.hp, std::move(ctx), options));
   HEARTH_TRY(model->upload_weights(weights));
   return model;  // the file (and its mapping) goes here: the weights live on the device
 }
 
-LlamaCudaModel::LlamaCudaModel(ModelHyperParams hp, std::unique_ptr<cuda::CudaContext> ctx, bool kv_fp8)
-    : hp_(std::move(hp)), ctx_(std::move(ctx)), kv_fp8_(kv_fp8) {}
+LlamaCudaModel::LlamaCudaModel(ModelHyperParams hp, std::unique_ptr<cuda::CudaContext> ctx,
+                               const LlamaCudaOptions& options)
+    : hp_(std::move(hp)),
+      ctx_(std::move(ctx)),
+      kv_fp8_(options.kv_fp8),
+      vram_budget_(options.vram_budget_bytes),
+      layer_timing_interval_(options.layer_timing_interval) {}
 
 LlamaCudaModel::~LlamaCudaModel() {
   // Buffers are freed on this context's device (cudaFree needs no stream, but
@@ -141,6 +192,9 @@ Result<void> LlamaCudaModel::allocate_kv(const KvLayout& layout) {
   v_pool_ = {};
   kv_layout_ = {};
   const std::size_t per_pool = kv_block_bytes(layout.block_size) / 2 * static_cast<std::size_t>(layout.num_blocks);
+  refresh_device_info();
+  HEARTH_TRY(fits_budget(weight_bytes_ + ws_.bytes(), 2 * per_pool,
+                         "a KV pool of " + std::to_string(layout.num_blocks) + " blocks"));
   HEARTH_ASSIGN_OR_RETURN(k_pool_, cuda::DeviceBuffer::allocate(per_pool, "the KV cache (K)"));
   auto v = cuda::DeviceBuffer::allocate(per_pool, "the KV cache (V)");
   if (!v) {
@@ -168,7 +222,30 @@ kc::PagedKvCache LlamaCudaModel::layer_cache(std::uint32_t layer) const {
 }
 
 ModelMemory LlamaCudaModel::memory() const {
-  return ModelMemory{weight_bytes_, k_pool_.bytes() + v_pool_.bytes(), ws_.bytes()};
+  ModelMemory m{weight_bytes_, k_pool_.bytes() + v_pool_.bytes(), ws_.bytes()};
+  std::lock_guard<std::mutex> lock(device_info_mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (device_info_.total_bytes == 0 || now - device_info_time_ >= kDeviceInfoRefresh) {
+    if (auto info = ctx_->memory_info()) {  // on failure the last figures stay (0 before any)
+      device_info_ = *info;
+      device_info_time_ = now;
+    }
+  }
+  m.device_free = device_info_.free_bytes;
+  m.device_total = device_info_.total_bytes;
+  return m;
+}
+
+void LlamaCudaModel::refresh_device_info() {
+  std::lock_guard<std::mutex> lock(device_info_mu_);
+  device_info_.total_bytes = 0;  // memory() asks the driver again
+}
+
+Result<void> LlamaCudaModel::fits_budget(std::size_t held, std::size_t need, const std::string& what) const {
+  if (vram_budget_ == 0 || (need <= vram_budget_ && held <= vram_budget_ - need)) return {};
+  return make_error(ErrorCode::kOutOfMemory, what + " needs " + bytes_text(need) + " of GPU memory beside the " +
+                                                 bytes_text(held) + " the model holds; the VRAM budget is " +
+                                                 bytes_text(vram_budget_));
 }
 
 Result<cuda::DeviceMemoryInfo> LlamaCudaModel::device_memory() const {
@@ -180,7 +257,26 @@ Result<void> LlamaCudaModel::check_steps(std::span<const SequenceStep> steps, st
   return hearth::check_steps(steps, hp_.n_vocab, kv_layout_, logits_size);
 }
 
+std::size_t LlamaCudaModel::workspace_bytes_for(const StepSizes& sz) const {
+  const std::int64_t q_dim = std::int64_t{hp_.n_head} * hp_.head_dim;
+  const std::int64_t kv_dim = std::int64_t{hp_.n_head_kv} * hp_.head_dim;
+  // The activation buffers of reserve(): x, h, q, k, v, attn, gate, up.
+  const std::int64_t per_token = 2 * std::int64_t{hp_.n_embd} + 2 * q_dim + 2 * kv_dim + 2 * std::int64_t{hp_.n_ff};
+  const std::int64_t tokens = sz.n_tokens > ws_.tokens ? std::max<std::int64_t>(sz.n_tokens, 16) : ws_.tokens;
+  return f32_bytes(tokens * per_token) + std::max(ws_.logits.bytes(), f32_bytes(sz.n_logit_rows * hp_.n_vocab)) +
+         std::max(ws_.ints.bytes(), sz.n_ints * sizeof(std::int32_t)) + std::max(ws_.gemm.bytes(), sz.gemm_bytes) +
+         std::max(ws_.attn_split.bytes(), sz.attn_bytes);
+}
+
 Result<void> LlamaCudaModel::reserve(const StepSizes& sz) {
+  // Something grows exactly when the target exceeds what is held. Checked
+  // before anything is freed: a step over the budget leaves the workspace as
+  // it was, ready for the next (smaller) step.
+  if (const std::size_t target = workspace_bytes_for(sz); target > ws_.bytes()) {
+    HEARTH_TRY(fits_budget(weight_bytes_ + k_pool_.bytes() + v_pool_.bytes(), target,
+                           "the workspace of a " + std::to_string(sz.n_tokens) + "-token step"));
+    refresh_device_info();
+  }
   if (sz.n_tokens > ws_.tokens) {
     ws_.tokens = 0;  // stays 0 if an allocation below fails: the next step retries
     const std::int64_t n = std::max<std::int64_t>(sz.n_tokens, 16);
@@ -262,6 +358,7 @@ LlamaCudaModel::StepSizes LlamaCudaModel::stage_inputs(std::span<const SequenceS
 }
 
 Result<void> LlamaCudaModel::forward(std::span<const SequenceStep> steps, std::span<float> logits) {
+  layer_ms_.clear();
   HEARTH_TRY(check_steps(steps, logits.size()));
   HEARTH_TRY(ctx_->make_current());
   StepSizes sz = stage_inputs(steps);
@@ -271,30 +368,43 @@ Result<void> LlamaCudaModel::forward(std::span<const SequenceStep> steps, std::s
   sz.attn_bytes = kc::paged_attention_workspace_bytes(static_cast<int>(sz.n_tokens), static_cast<int>(hp_.n_head),
                                                       static_cast<int>(hp_.head_dim), sz.max_context, sz.split_len);
   HEARTH_TRY(reserve(sz));
+  const bool timed =
+      layer_timing_interval_ > 0 && forward_count_++ % static_cast<unsigned>(layer_timing_interval_) == 0;
+  if (timed) HEARTH_TRY(layer_timer_.init(hp_.n_layer));
   cudaStream_t stream = ctx_->stream();
   HEARTH_TRY(
       cuda::to_result(kc::Status{cudaMemcpyAsync(ws_.ints.get(), host_ints_.data(), sz.n_ints * sizeof(std::int32_t),
                                                  cudaMemcpyHostToDevice, stream),
                                  "cudaMemcpyAsync (step inputs)"},
                       "forward"));
-  HEARTH_TRY(run_layers(sz));
+  HEARTH_TRY(run_layers(sz, timed));
   HEARTH_TRY(output_logits(steps));
   const std::size_t out_bytes = f32_bytes(sz.n_logit_rows * hp_.n_vocab);
   HEARTH_TRY(cuda::to_result(
       kc::Status{cudaMemcpyAsync(logits.data(), ws_.logits.get(), out_bytes, cudaMemcpyDeviceToHost, stream),
                  "cudaMemcpyAsync (logits)"},
       "forward"));
-  return ctx_->synchronize();
+  HEARTH_TRY(ctx_->synchronize());
+  if (timed) {
+    layer_ms_.resize(hp_.n_layer);
+    if (Result<void> r = layer_timer_.read(layer_ms_); !r) {
+      layer_ms_.clear();  // the logits are good: the step succeeds untimed
+      log::get("cuda")->warn("{}", r.error().message);
+    }
+  }
+  return {};
 }
 
-Result<void> LlamaCudaModel::run_layers(const StepSizes& sz) {
+Result<void> LlamaCudaModel::run_layers(const StepSizes& sz, bool timed) {
   const auto n = static_cast<int>(sz.n_tokens);
   const auto* ids = ws_.ints.as<const std::int32_t>();
   HEARTH_TRY(
       cuda::to_result(kc::embedding_lookup(token_embd_, ids, n, ws_.x.as<float>(), ctx_->stream()), "token embedding"));
+  if (timed) HEARTH_TRY(layer_timer_.record(0, ctx_->stream()));
   for (std::uint32_t l = 0; l < hp_.n_layer; ++l) {
     HEARTH_TRY(attention_layer(l, sz));
     HEARTH_TRY(ffn_layer(l, sz.n_tokens));
+    if (timed) HEARTH_TRY(layer_timer_.record(l + 1, ctx_->stream()));
   }
   return {};
 }

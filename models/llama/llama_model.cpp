@@ -1,6 +1,7 @@
 #include "models/llama/llama_model.h"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "engine/model/step_check.h"
@@ -39,11 +40,13 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(std::unique_ptr<gguf::GgufF
                                                      const LlamaOptions& options) {
   HEARTH_ASSIGN_OR_RETURN(LlamaWeights weights, bind_llama_weights(*file));
   int threads = options.n_threads > 0 ? options.n_threads : static_cast<int>(std::thread::hardware_concurrency());
-  return std::unique_ptr<LlamaModel>(new LlamaModel(std::move(file), std::move(weights), std::max(threads, 1)));
+  return std::unique_ptr<LlamaModel>(
+      new LlamaModel(std::move(file), std::move(weights), std::max(threads, 1), options.refine_activations));
 }
 
-LlamaModel::LlamaModel(std::unique_ptr<gguf::GgufFile> file, LlamaWeights weights, int n_threads)
-    : file_(std::move(file)), w_(std::move(weights)), ops_(n_threads) {}
+LlamaModel::LlamaModel(std::unique_ptr<gguf::GgufFile> file, LlamaWeights weights, int n_threads,
+                       bool refine_activations)
+    : file_(std::move(file)), w_(std::move(weights)), ops_(n_threads, refine_activations) {}
 
 std::size_t LlamaModel::kv_block_bytes(std::int32_t block_size) const {
   const ModelHyperParams& hp = w_.hp;
@@ -79,6 +82,7 @@ Result<void> LlamaModel::check_steps(std::span<const SequenceStep> steps, std::s
 }
 
 Result<void> LlamaModel::forward(std::span<const SequenceStep> steps, std::span<float> logits) {
+  layer_ms_.clear();
   HEARTH_TRY(check_steps(steps, logits.size()));
   const ModelHyperParams& hp = w_.hp;
   std::int64_t n = 0;
@@ -90,9 +94,14 @@ Result<void> LlamaModel::forward(std::span<const SequenceStep> steps, std::span<
   for (const auto& s : steps) {
     for (std::int32_t t : s.tokens) ops_.get_row(matrix(w_.token_embd), t, ws_.x.data() + (row++) * embd);
   }
+  layer_ms_.resize(hp.n_layer);
+  auto t0 = std::chrono::steady_clock::now();
   for (std::uint32_t l = 0; l < hp.n_layer; ++l) {
     attention_layer(l, steps);
     ffn_layer(l, n);
+    const auto t1 = std::chrono::steady_clock::now();
+    layer_ms_[l] = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    t0 = t1;
   }
   // Logits of each sequence's last token (or all its tokens) only.
   float* out = logits.data();

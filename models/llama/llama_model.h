@@ -19,6 +19,9 @@ namespace hearth::models {
 
 struct LlamaOptions {
   int n_threads = 0;  // 0: the number of cores
+  // Outlier refinement of the 8-bit activation blocks (kernels/cpu/
+  // outlier_refine.h). false: plain 8-bit blocks, as llama.cpp computes.
+  bool refine_activations = true;
 };
 
 class LlamaModel final : public Model {
@@ -31,9 +34,10 @@ class LlamaModel final : public Model {
   Result<void> allocate_kv(const KvLayout& layout) override;
   Result<void> forward(std::span<const SequenceStep> steps, std::span<float> logits) override;
   ModelMemory memory() const override;
+  std::span<const double> last_layer_ms() const override { return layer_ms_; }
 
  private:
-  LlamaModel(std::unique_ptr<gguf::GgufFile> file, LlamaWeights weights, int n_threads);
+  LlamaModel(std::unique_ptr<gguf::GgufFile> file, LlamaWeights weights, int n_threads, bool refine_activations);
 
   // Scratch for a step of n_tokens tokens (grown on demand, kept between steps).
   struct Workspace {
@@ -52,6 +56,10 @@ class LlamaModel final : public Model {
   KvLayout kv_layout_;
   std::vector<std::uint16_t> k_cache_, v_cache_;  // [layer][block][token][kv_head][head_dim] f16
   Workspace ws_;
+  // [n_layer] ms of the last successful forward (steady_clock around each
+  // layer: two clock reads per layer, negligible next to its matmuls); empty
+  // after a failed one.
+  std::vector<double> layer_ms_;
 };
 
 }  // namespace hearth::models

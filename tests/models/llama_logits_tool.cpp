@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/gguf/gguf_file.h"
@@ -34,13 +35,16 @@ int die(const hearth::Error& e) {
 
 int main(int argc, char** argv) {
   using namespace hearth;
+  // --q8-activations first: plain 8-bit activation blocks (no outlier refinement).
+  const bool q8 = argc > 1 && std::string_view(argv[1]) == "--q8-activations";
+  if (q8) --argc, ++argv;
   if (argc < 5) {
-    std::fprintf(stderr, "usage: llama_logits_tool MODEL OUT.bin THREADS IDS [IDS...]\n");
+    std::fprintf(stderr, "usage: llama_logits_tool [--q8-activations] MODEL OUT.bin THREADS IDS [IDS...]\n");
     return 2;
   }
   auto file = gguf::GgufFile::open(argv[1]);
   if (!file) return die(file.error());
-  auto model = models::LlamaModel::load(std::move(file).value(), models::LlamaOptions{std::atoi(argv[3])});
+  auto model = models::LlamaModel::load(std::move(file).value(), models::LlamaOptions{std::atoi(argv[3]), !q8});
   if (!model) return die(model.error());
   auto& m = **model;
   const std::int32_t block_size = 16, blocks_per_seq = 64;

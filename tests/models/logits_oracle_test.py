@@ -20,11 +20,15 @@ Tolerances, and why:
   emulation of the rounding shows the same spread against the exact
   reference): 3e-2 on synthetic models, 5e-2 for the K-types.
 - The real SmolLM2 file: its hidden states carry massive outlier channels (one
-  value up to ~900x the median of its 32-element block), so 8-bit block
-  rounding wipes out the other values of such blocks, in llama.cpp as here.
-  Measured 0.7-12% per position, mean 2.5%: 5e-2. With exact f32 products the same code
-  agrees with the reference to 1e-4, which shows the gap is the rounding alone.
-  Token-level agreement with llama.cpp is checked separately (greedy parity).
+  value up to ~900x the median of its 32-element block), so plain 8-bit block
+  rounding (--q8-activations, what llama.cpp does) wipes out the other values
+  of such blocks: measured 0.7-11% per position, mean 2.5%: 5e-2. Hearth's
+  default refines blocks whose scale exceeds 4x their row's median block
+  scale with a second 8-bit block of the residual (kernels/cpu/
+  outlier_refine.h): measured mean 1.5%, worst 8.2%: 2e-2. With exact f32
+  products the same code agrees with the reference to 1e-4, which shows the
+  gap is the rounding alone. Token-level agreement with llama.cpp is checked
+  separately (greedy parity, in llama.cpp's arithmetic).
 
 Usage: logits_oracle_test.py LOGITS_TOOL MODEL_NAME_OR_PATH --tolerance T
        logits_oracle_test.py LOGITS_TOOL --synth HEARTH_CLI --tolerance T SYNTH-ARGS...
@@ -41,6 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import llama_oracle  # noqa: E402
 
 NEAR_TIE = 0.5  # logits
+TOOL_FLAGS = []  # ["--q8-activations"]: plain 8-bit activation blocks
 PROMPTS = [
     "<|im_start|> user Ċ What Ġis Ġthe Ġcapital Ġof ĠFrance ? <|im_end|> Ċ <|im_start|> ass istant Ċ",
     "The Ġquick Ġbrown Ġfox Ġjumps Ġover Ġthe Ġlazy Ġdog . ĠThe Ġdog",
@@ -63,6 +68,10 @@ def resolve(model):
 
 
 def main():
+    global TOOL_FLAGS
+    if "--q8-activations" in sys.argv:
+        sys.argv.remove("--q8-activations")
+        TOOL_FLAGS = ["--q8-activations"]
     tool = sys.argv[1]
     if sys.argv[2] != "--synth":
         assert sys.argv[3] == "--tolerance"
@@ -86,7 +95,7 @@ def check(tool, model, prompts, tolerance):
     n_vocab = len(gguf.GGUFReader(model).fields["tokenizer.ggml.tokens"].contents())
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "hearth.bin")
-        subprocess.run([tool, model, out, "2"] + [",".join(map(str, p)) for p in prompts], check=True)
+        subprocess.run([tool, *TOOL_FLAGS, model, out, "2"] + [",".join(map(str, p)) for p in prompts], check=True)
         got = np.fromfile(out, dtype=np.float32)
     weights = llama_oracle.Weights(model)
     offset, failures, ties, errors = 0, [], 0, []

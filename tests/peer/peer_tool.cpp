@@ -1,5 +1,7 @@
 // The Hearth side of the llama.cpp peer tests (peer_parity_test.py), driving
 // the Model directly, without the engine runtime:
+// Either command may be preceded by --q8-activations (plain 8-bit activation
+// blocks, as llama.cpp; the default refines blocks that hold an outlier).
 //   peer_tool generate MODEL THREADS N_TOKENS IN.json OUT.json
 //       IN: {"prompts": [[ids...], ...], "stop": [ids...]}; greedy generation of up
 //       to N_TOKENS per prompt. OUT: [{"tokens": [...], "top": [[[id, logit] x5] per step]}, ...]
@@ -36,9 +38,12 @@ Result<std::filesystem::path> resolve(const std::string& model) {
   return models::resolve_model(model == "default" ? models::builtin_catalog().default_entry().name : model);
 }
 
-Result<ModelBundle> load(const std::string& model, int threads) {
+Result<ModelBundle> load(const std::string& model, int threads, bool refine_activations) {
   HEARTH_ASSIGN_OR_RETURN(auto path, resolve(model));
-  return models::load_model(path, models::LoadOptions{threads});
+  models::LoadOptions options;
+  options.n_threads = threads;
+  options.refine_activations = refine_activations;
+  return models::load_model(path, options);
 }
 
 Result<json> read_json(const std::string& path) {
@@ -96,6 +101,9 @@ int run_perplexity(Model& model, int context, const std::string& ids_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --q8-activations first: plain 8-bit activation blocks, llama.cpp's arithmetic.
+  const bool q8 = argc > 1 && std::string(argv[1]) == "--q8-activations";
+  if (q8) --argc, ++argv;
   const std::string cmd = argc > 1 ? argv[1] : "";
   if (cmd == "path" && argc == 3) {
     auto path = resolve(argv[2]);
@@ -106,12 +114,12 @@ int main(int argc, char** argv) {
   const bool gen = cmd == "generate" && argc == 7;
   const bool ppl = cmd == "perplexity" && argc == 6;
   if (!gen && !ppl) {
-    std::cerr << "usage: peer_tool generate MODEL THREADS N_TOKENS IN.json OUT.json\n"
+    std::cerr << "usage: peer_tool [--q8-activations] generate MODEL THREADS N_TOKENS IN.json OUT.json\n"
                  "       peer_tool perplexity MODEL THREADS CTX IDS.json\n"
                  "       peer_tool path MODEL\n";
     return 2;
   }
-  auto bundle = load(argv[2], std::stoi(argv[3]));
+  auto bundle = load(argv[2], std::stoi(argv[3]), !q8);
   if (!bundle) return fail(bundle.error());
   Model& model = *bundle->model;
   if (gen) return run_generate(model, std::stoi(argv[4]), argv[5], argv[6]);

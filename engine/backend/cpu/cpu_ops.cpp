@@ -18,16 +18,20 @@ namespace hearth::cpu {
 namespace k = hearth::kernels;
 
 struct CpuOps::Impl {
-  explicit Impl(int n_threads) : pool(n_threads) {}
+  Impl(int n_threads, bool refine_outliers) : pool(n_threads) {
+    scratch.outlier_ratio = refine_outliers ? k::kDefaultOutlierRatio : 0.0f;
+  }
   k::ThreadPool pool;
   k::MatmulScratch scratch;
   std::vector<std::int32_t> positions;
 };
 
-CpuOps::CpuOps(int n_threads) : impl_(std::make_unique<Impl>(n_threads)) {}
+CpuOps::CpuOps(int n_threads, bool refine_outliers) : impl_(std::make_unique<Impl>(n_threads, refine_outliers)) {}
 CpuOps::~CpuOps() = default;
 
-int CpuOps::threads() const { return impl_->pool.size(); }
+int CpuOps::threads() const {
+  return impl_->pool.size();
+}
 
 void CpuOps::matmul(const Matrix& w, const float* x, std::int64_t n_tokens, float* y) {
   const auto type = static_cast<k::GgmlType>(w.type);
@@ -59,9 +63,13 @@ void CpuOps::rope(float* x, std::int64_t n_tokens, std::int64_t n_heads, std::in
   k::rope(x, n_tokens, static_cast<int>(n_heads), positions.data(), p);
 }
 
-void CpuOps::swiglu(float* gate, const float* up, std::int64_t n) { k::swiglu(gate, up, gate, n); }
+void CpuOps::swiglu(float* gate, const float* up, std::int64_t n) {
+  k::swiglu(gate, up, gate, n);
+}
 
-void CpuOps::add(float* x, const float* y, std::int64_t n) { k::add(x, y, x, n); }
+void CpuOps::add(float* x, const float* y, std::int64_t n) {
+  k::add(x, y, x, n);
+}
 
 void CpuOps::store_kv(const PagedKv& kv, std::span<const std::int32_t> block_table, std::int32_t start_pos,
                       const float* k_rows, const float* v_rows, std::int64_t n_tokens) {
@@ -79,8 +87,8 @@ void CpuOps::attention(const PagedKv& kv, std::span<const std::int32_t> block_ta
   auto& positions = impl_->positions;
   positions.resize(static_cast<std::size_t>(n_tokens));
   for (std::int64_t t = 0; t < n_tokens; ++t) positions[t] = start_pos + static_cast<std::int32_t>(t);
-  const k::PagedKv pk{kv.k, kv.v, k::KvDtype::kF16, kv.block_size, static_cast<int>(kv.n_kv_heads),
-                      static_cast<int>(kv.head_dim)};
+  const k::PagedKv pk{
+      kv.k, kv.v, k::KvDtype::kF16, kv.block_size, static_cast<int>(kv.n_kv_heads), static_cast<int>(kv.head_dim)};
   k::AttentionParams params;
   params.n_heads = static_cast<int>(n_heads);
   params.scale = 1.0f / std::sqrt(static_cast<float>(kv.head_dim));

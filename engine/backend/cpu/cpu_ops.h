@@ -31,7 +31,10 @@ struct PagedKv {
 
 class CpuOps {
  public:
-  explicit CpuOps(int n_threads);
+  // refine_outliers: the quantized matmuls give activation blocks with an
+  // outlier a second, finer 8-bit block (kernels/cpu/outlier_refine.h);
+  // false: plain 8-bit blocks, llama.cpp's arithmetic.
+  explicit CpuOps(int n_threads, bool refine_outliers = true);
   ~CpuOps();
   CpuOps(const CpuOps&) = delete;
   CpuOps& operator=(const CpuOps&) = delete;

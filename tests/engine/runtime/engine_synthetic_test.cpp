@@ -12,46 +12,10 @@
 #include "engine/model/model.h"
 #include "engine_test_util.h"
 #include "models/loader.h"
+#include "synthetic_workload.h"
 
 namespace hearth::testing {
 namespace {
-
-using Tokens = std::vector<std::int32_t>;
-
-// A fixed seed (HEARTH_TEST_SEED overrides it) keeps the runs reproducible;
-// the seed is printed with every failure.
-std::uint32_t test_seed() {
-  const char* s = std::getenv("HEARTH_TEST_SEED");
-  return s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 10)) : 20261129u;
-}
-
-struct Rng {
-  std::uint32_t seed = test_seed();
-  std::mt19937 gen{seed};
-  Tokens tokens(int n) {
-    std::uniform_int_distribution<std::int32_t> d(3, 383);  // past the ChatML specials
-    Tokens t(static_cast<std::size_t>(n));
-    for (auto& x : t) x = d(gen);
-    return t;
-  }
-  int between(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); }
-};
-
-EngineOptions options(bool prefix_cache, std::size_t kv_budget_bytes = 0) {
-  EngineOptions o;
-  o.context_length = 512;
-  o.max_batch_tokens = 64;
-  o.max_sequences = 16;
-  o.prefix_cache = prefix_cache;
-  o.kv_budget_bytes = kv_budget_bytes;
-  return o;
-}
-
-// Bytes of `blocks` KV blocks of the tiny model: 2 layers x 2 KV heads x 32 x
-// 16 tokens x f16 x (K and V).
-std::size_t kv_blocks_bytes(int blocks) {
-  return static_cast<std::size_t>(blocks) * 2 * 2 * 32 * 16 * 2 * 2;
-}
 
 void expect_same_generations(const std::vector<Outcome>& a, const std::vector<Outcome>& b) {
   ASSERT_EQ(a.size(), b.size());
@@ -68,10 +32,10 @@ TEST(EngineSynthetic, SixteenConcurrentRequestsMatchTheirSoloRuns) {
   SCOPED_TRACE("seed " + std::to_string(rng.seed));
   std::vector<Request> requests;
   for (int i = 0; i < 16; ++i) requests.push_back(greedy_tokens(rng.tokens(rng.between(1, 150)), rng.between(4, 24)));
-  auto solo_engine = make_engine(tiny_model_path(), options(false));
+  auto solo_engine = make_engine(tiny_model_path(), tiny_options(false));
   ASSERT_NE(solo_engine, nullptr);
   const std::vector<Outcome> solo = run_alone(*solo_engine, requests);
-  auto engine = make_engine(tiny_model_path(), options(false));
+  auto engine = make_engine(tiny_model_path(), tiny_options(false));
   ASSERT_NE(engine, nullptr);
   const std::vector<Outcome> together = run_together(*engine, requests);
   expect_same_generations(solo, together);
@@ -83,36 +47,13 @@ TEST(EngineSynthetic, SixteenConcurrentRequestsMatchTheirSoloRuns) {
   expect_idle_kv(*engine);
 }
 
-// Multi-turn conversations sharing a system prompt: each turn's prompt is the
-// previous prompt + its answer + a new user message.
-std::vector<std::vector<Outcome>> run_conversations(Engine& engine, Rng& rng_copy, int conversations, int turns,
-                                                    bool together) {
-  const Tokens system = rng_copy.tokens(40);
-  std::vector<Tokens> history(static_cast<std::size_t>(conversations), system);
-  std::vector<std::vector<Outcome>> out(static_cast<std::size_t>(turns));
-  for (int t = 0; t < turns; ++t) {
-    std::vector<Request> requests;
-    for (auto& h : history) {
-      const Tokens user = rng_copy.tokens(rng_copy.between(3, 30));
-      h.insert(h.end(), user.begin(), user.end());
-      requests.push_back(greedy_tokens(h, 12));
-    }
-    out[static_cast<std::size_t>(t)] = together ? run_together(engine, requests) : run_alone(engine, requests);
-    for (std::size_t c = 0; c < history.size(); ++c) {
-      const Tokens& gen = out[static_cast<std::size_t>(t)][c].finish.generated_token_ids;
-      history[c].insert(history[c].end(), gen.begin(), gen.end());
-    }
-  }
-  return out;
-}
-
 TEST(EngineSynthetic, PrefixCacheOnAndOffGiveTheSameGreedyOutputs) {
   Rng rng;
   SCOPED_TRACE("seed " + std::to_string(rng.seed));
-  auto off = make_engine(tiny_model_path(), options(false));
-  auto on = make_engine(tiny_model_path(), options(true));
+  auto off = make_engine(tiny_model_path(), tiny_options(false));
+  auto on = make_engine(tiny_model_path(), tiny_options(true));
   // Tiny pool: 24 blocks of 16 tokens for 4 conversations of up to ~200 tokens: eviction and preemption.
-  auto tiny = make_engine(tiny_model_path(), options(true, kv_blocks_bytes(24)));
+  auto tiny = make_engine(tiny_model_path(), tiny_options(true, tiny_kv_blocks_bytes(24)));
   ASSERT_TRUE(off && on && tiny);
   Rng r1 = rng, r2 = rng, r3 = rng;
   const auto ref = run_conversations(*off, r1, 4, 4, false);
@@ -141,7 +82,7 @@ TEST(EngineSynthetic, PrefixCacheOnAndOffGiveTheSameGreedyOutputs) {
 TEST(EngineSynthetic, BlockAccountingAfterSubmitsCancelsCompletionsAndErrors) {
   Rng rng;
   SCOPED_TRACE("seed " + std::to_string(rng.seed));
-  auto engine = make_engine(tiny_model_path(), options(true, kv_blocks_bytes(24)));
+  auto engine = make_engine(tiny_model_path(), tiny_options(true, tiny_kv_blocks_bytes(24)));
   ASSERT_NE(engine, nullptr);
   const Tokens shared = rng.tokens(20);
   std::vector<std::shared_ptr<RecordingSink>> sinks;
@@ -188,7 +129,7 @@ TEST(EngineSynthetic, BlockAccountingAfterSubmitsCancelsCompletionsAndErrors) {
 }
 
 TEST(EngineSynthetic, ContextExceededFailsThatRequestAloneAndGenerationStopsAtTheContext) {
-  EngineOptions o = options(true);
+  EngineOptions o = tiny_options(true);
   o.context_length = 64;
   auto engine = make_engine(tiny_model_path(), o);
   ASSERT_NE(engine, nullptr);
@@ -210,7 +151,7 @@ TEST(EngineSynthetic, ContextExceededFailsThatRequestAloneAndGenerationStopsAtTh
 }
 
 TEST(EngineSynthetic, CancelMidPrefillAndMidDecode) {
-  EngineOptions o = options(true);
+  EngineOptions o = tiny_options(true);
   o.max_batch_tokens = 16;  // a 400-token prompt takes 25 steps of prefill
   auto engine = make_engine(tiny_model_path(), o);
   ASSERT_NE(engine, nullptr);
@@ -249,7 +190,7 @@ TEST(EngineSynthetic, DestructionCancelsWhatIsStillRunning) {
   Rng rng;
   std::vector<std::shared_ptr<RecordingSink>> sinks;
   {
-    auto engine = make_engine(tiny_model_path(), options(true));
+    auto engine = make_engine(tiny_model_path(), tiny_options(true));
     ASSERT_NE(engine, nullptr);
     for (int i = 0; i < 4; ++i) {
       sinks.push_back(std::make_shared<RecordingSink>());
@@ -288,7 +229,7 @@ TEST(EngineSynthetic, AForwardErrorEndsThatStepsRequestsAndTheEngineKeepsServing
   Result<ModelBundle> bundle = models::load_model(tiny_model_path(), models::LoadOptions{2});
   ASSERT_TRUE(bundle.ok());
   bundle->model = std::make_unique<PoisonedModel>(std::move(bundle->model));
-  Result<std::unique_ptr<Engine>> engine = Engine::create(std::move(bundle).value(), options(true));
+  Result<std::unique_ptr<Engine>> engine = Engine::create(std::move(bundle).value(), tiny_options(true));
   ASSERT_TRUE(engine.ok());
   const std::vector<Outcome> bad = run_together(**engine, {greedy_tokens({10, 11, PoisonedModel::kPoison, 12}, 4)});
   EXPECT_EQ(bad[0].finish.reason, FinishReason::kError);
@@ -300,7 +241,7 @@ TEST(EngineSynthetic, AForwardErrorEndsThatStepsRequestsAndTheEngineKeepsServing
 }
 
 TEST(EngineSynthetic, StatsReportTheRunAndMemory) {
-  auto engine = make_engine(tiny_model_path(), options(true));
+  auto engine = make_engine(tiny_model_path(), tiny_options(true));
   ASSERT_NE(engine, nullptr);
   Rng rng;
   (void)run_together(*engine, {greedy_tokens(rng.tokens(30), 10), greedy_tokens(rng.tokens(30), 10)});
@@ -318,9 +259,23 @@ TEST(EngineSynthetic, StatsReportTheRunAndMemory) {
   EXPECT_EQ(s.kv_blocks_used, 0);
   EXPECT_EQ(s.kv_blocks_total, s.kv_blocks_free + s.kv_blocks_cached);
   EXPECT_GT(s.memory.weights, 0u);
-  EXPECT_EQ(s.memory.kv_pool, kv_blocks_bytes(s.kv_blocks_total));
+  EXPECT_EQ(s.memory.kv_pool, tiny_kv_blocks_bytes(s.kv_blocks_total));
   EXPECT_GT(s.step.forward, 0);
   EXPECT_EQ(s.requests_finished, 2);
+  EXPECT_EQ(s.memory.device_total, 0u);  // the CPU model has no device
+  EXPECT_EQ(s.memory.device_free, 0u);
+  // The CPU model times every layer of every step, inside the engine's
+  // forward phase and over the same window of steps (10 here, under the 64 it
+  // keeps): each step's layer sum is at most its forward time, so the sum of
+  // the layer means is at most the forward mean (up to rounding).
+  ASSERT_EQ(s.step.forward_by_layer.size(), engine->model_info().n_layer);
+  double layers = 0;
+  for (const double ms : s.step.forward_by_layer) {
+    EXPECT_GE(ms, 0.0);
+    layers += ms;
+  }
+  EXPECT_GT(layers, 0.0);
+  EXPECT_LE(layers, s.step.forward * (1 + 1e-9));
 }
 
 }  // namespace

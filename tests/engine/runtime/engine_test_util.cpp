@@ -56,8 +56,12 @@ int RecordingSink::finish_count() const {
   return finishes_;
 }
 
-std::unique_ptr<Engine> make_engine(const std::filesystem::path& model, const EngineOptions& options, int threads) {
-  Result<ModelBundle> bundle = models::load_model(model, models::LoadOptions{threads});
+std::unique_ptr<Engine> make_engine(const std::filesystem::path& model, const EngineOptions& options, int threads,
+                                    const std::string& device) {
+  models::LoadOptions load;
+  load.n_threads = threads;
+  load.device = device;
+  Result<ModelBundle> bundle = models::load_model(model, load);
   EXPECT_TRUE(bundle.ok()) << (bundle.ok() ? "" : bundle.error().describe());
   if (!bundle) return nullptr;
   Result<std::unique_ptr<Engine>> engine = Engine::create(std::move(bundle).value(), options);

@@ -44,7 +44,9 @@ struct Outcome {
   std::string text;
 };
 
-std::unique_ptr<Engine> make_engine(const std::filesystem::path& model, const EngineOptions& options, int threads = 2);
+// `device` as models::LoadOptions::device ("cpu", "cuda:0", ...).
+std::unique_ptr<Engine> make_engine(const std::filesystem::path& model, const EngineOptions& options, int threads = 2,
+                                    const std::string& device = "cpu");
 // Submits every request at once and waits for all of them.
 std::vector<Outcome> run_together(Engine& engine, const std::vector<Request>& requests);
 // One request at a time.

@@ -62,6 +62,7 @@ TEST(Matmul, MatchesScalarReferenceAcrossShapesAndThreads) {
   std::mt19937 rng(31);
   ThreadPool pools[] = {ThreadPool(1), ThreadPool(2), ThreadPool(3)};
   MatmulScratch scratch;
+  scratch.outlier_ratio = 0.0f;  // the plain 8-bit path (outlier_refine_test covers the refined one)
   for (GgmlType type : kTypes) {
     const int64_t unit = type == GgmlType::kQ4_K || type == GgmlType::kQ5_K || type == GgmlType::kQ6_K ? 256 : 32;
     for (int trial = 0; trial < 6; ++trial) {

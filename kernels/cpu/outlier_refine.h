@@ -1,0 +1,56 @@
+// Outlier refinement of 8-bit activation blocks.
+//
+// The quantized dots take activations as 8-bit blocks with one scale each
+// (d = max|x| / 127 over 32 or 256 elements). Some models carry a few massive
+// outlier channels in their hidden states (SmolLM2: one value up to ~900x the
+// median of its block); one such value sets its block's scale so high that
+// the block's other elements round to 0 or +-1, and those elements are lost.
+// llama.cpp does the same rounding; on SmolLM2 it changes answers.
+//
+// The fix keeps the fast 8-bit path and adds a second, finer 8-bit block for
+// the few blocks that need it: a block is an outlier block when its scale is
+// more than `ratio` times the median block scale of its row. For those, the
+// residual r = x - dequant(block) is quantized again into a block of the same
+// activation type, and the matmul adds the weight block's dot with it. The
+// residual's scale is at most d / 254, so an outlier block ends up with about
+// 15 bits of resolution; ordinary blocks are untouched.
+//
+// Per activation row, independent of other rows: batched and single-row
+// matmuls give the same bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/cpu/quant_ops.h"
+
+namespace hearth::kernels {
+
+// The default ratio: blocks whose scale exceeds 4x the row's median scale
+// are refined. (0 turns refinement off.)
+inline constexpr float kDefaultOutlierRatio = 4.0f;
+
+// Refinement blocks of n_tokens activation rows. Row t owns slots
+// [t * max_per_row, t * max_per_row + count[t]); slot s holds the index of the
+// refined block in its row and the residual block's bytes.
+struct OutlierBlocks {
+  int64_t max_per_row = 0;  // blocks per row (an upper bound on refined blocks)
+  size_t block_bytes = 0;   // bytes of one activation block
+  std::vector<int32_t> count;
+  std::vector<int32_t> index;
+  std::vector<uint8_t> residual;
+
+  const uint8_t* residual_at(int64_t slot) const { return residual.data() + static_cast<size_t>(slot) * block_bytes; }
+};
+
+// Sizes `out` for n_tokens rows of `cols` elements of activation type `act`.
+// Must be called before refine_row.
+void prepare_outlier_blocks(const QuantOps& act, int64_t n_tokens, int64_t cols, OutlierBlocks& out);
+
+// Finds row t's outlier blocks (x: the f32 row, q: its quantized row of type
+// act) and writes their residual blocks. Thread-safe for distinct t.
+void refine_row(const QuantOps& act, const float* x, const uint8_t* q, int64_t cols, float ratio, int64_t t,
+                OutlierBlocks& out);
+
+}  // namespace hearth::kernels

@@ -1,0 +1,54 @@
+#include "synthetic_workload.h"
+
+#include <cstdlib>
+
+namespace hearth::testing {
+
+std::uint32_t test_seed() {
+  const char* s = std::getenv("HEARTH_TEST_SEED");
+  return s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 10)) : 20261129u;
+}
+
+Tokens Rng::tokens(int n) {
+  std::uniform_int_distribution<std::int32_t> d(3, 383);
+  Tokens t(static_cast<std::size_t>(n));
+  for (auto& x : t) x = d(gen);
+  return t;
+}
+
+EngineOptions tiny_options(bool prefix_cache, std::size_t kv_budget_bytes) {
+  EngineOptions o;
+  o.context_length = 512;
+  o.max_batch_tokens = 64;
+  o.max_sequences = 16;
+  o.prefix_cache = prefix_cache;
+  o.kv_budget_bytes = kv_budget_bytes;
+  return o;
+}
+
+std::size_t tiny_kv_blocks_bytes(int blocks) {
+  return static_cast<std::size_t>(blocks) * 2 * 2 * 32 * 16 * 2 * 2;
+}
+
+std::vector<std::vector<Outcome>> run_conversations(Engine& engine, Rng& rng_copy, int conversations, int turns,
+                                                    bool together) {
+  const Tokens system = rng_copy.tokens(40);
+  std::vector<Tokens> history(static_cast<std::size_t>(conversations), system);
+  std::vector<std::vector<Outcome>> out(static_cast<std::size_t>(turns));
+  for (int t = 0; t < turns; ++t) {
+    std::vector<Request> requests;
+    for (auto& h : history) {
+      const Tokens user = rng_copy.tokens(rng_copy.between(3, 30));
+      h.insert(h.end(), user.begin(), user.end());
+      requests.push_back(greedy_tokens(h, 12));
+    }
+    out[static_cast<std::size_t>(t)] = together ? run_together(engine, requests) : run_alone(engine, requests);
+    for (std::size_t c = 0; c < history.size(); ++c) {
+      const Tokens& gen = out[static_cast<std::size_t>(t)][c].finish.generated_token_ids;
+      history[c].insert(history[c].end(), gen.begin(), gen.end());
+    }
+  }
+  return out;
+}
+
+}  // namespace hearth::testing

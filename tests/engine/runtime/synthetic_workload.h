@@ -1,0 +1,43 @@
+// The workloads of the runtime tests on the tiny synthetic model, shared by the
+// CPU tests (engine_synthetic_test.cpp) and their GPU runs (engine_cuda_test.cpp):
+// random prompts from a printed seed, engine options, multi-turn conversations.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "engine_test_util.h"
+#include "hearth/engine.h"
+
+namespace hearth::testing {
+
+using Tokens = std::vector<std::int32_t>;
+
+// A fixed seed (HEARTH_TEST_SEED overrides it) keeps the runs reproducible;
+// the tests print it with every failure.
+std::uint32_t test_seed();
+
+struct Rng {
+  std::uint32_t seed = test_seed();
+  std::mt19937 gen{seed};
+  Tokens tokens(int n);  // ids in [3, 383]: past the ChatML specials of the tiny model's 384
+  int between(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); }
+};
+
+// Context 512, 64 tokens and 16 sequences a step.
+EngineOptions tiny_options(bool prefix_cache, std::size_t kv_budget_bytes = 0);
+
+// Bytes of `blocks` KV blocks of the tiny model: 2 layers x 2 KV heads x 32 x
+// 16 tokens x f16 x (K and V).
+std::size_t tiny_kv_blocks_bytes(int blocks);
+
+// Multi-turn conversations sharing a 40-token system prompt: each turn's
+// prompt is the previous prompt + its answer + a new user message; 12 greedy
+// tokens a turn. [turn][conversation]. `together`: a turn's requests are
+// submitted at once, else one after another.
+std::vector<std::vector<Outcome>> run_conversations(Engine& engine, Rng& rng_copy, int conversations, int turns,
+                                                    bool together);
+
+}  // namespace hearth::testing

@@ -1,0 +1,179 @@
+// Outlier refinement of 8-bit activation blocks (kernels/cpu/outlier_refine.h)
+// and the matmul that uses it: which blocks get refined, what their residual
+// blocks hold, that the refined matmul is much closer to the exact product on
+// activations with massive outliers, and that its results do not depend on
+// batching or thread count.
+#include "kernels/cpu/outlier_refine.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/cpu/matmul.h"
+#include "kernels/cpu/quant_ops.h"
+#include "test_util.h"
+
+namespace hearth::kernels {
+namespace {
+
+// Gaussian rows where a few channels (the same in every row, as in real
+// models) are hundreds of times larger than the rest.
+std::vector<float> outlier_rows(std::mt19937& rng, int64_t n_tokens, int64_t cols) {
+  std::vector<float> x = test::random_floats(rng, n_tokens * cols);
+  const int64_t channels[] = {3, cols / 2 + 7, cols - 5};
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    for (int64_t c : channels)
+      x[static_cast<size_t>(t * cols + c)] =
+          (t % 2 ? -1.0f : 1.0f) * (300.0f + 50.0f * static_cast<float>(c) / static_cast<float>(cols));
+  }
+  return x;
+}
+
+// Block scales of row t as the quantizer sets them: max|x| / 127.
+std::vector<float> block_scales(const float* x, int64_t cols, int64_t block) {
+  std::vector<float> d;
+  for (int64_t b = 0; b < cols / block; ++b) {
+    float m = 0.0f;
+    for (int64_t i = 0; i < block; ++i) m = std::max(m, std::fabs(x[b * block + i]));
+    d.push_back(m / 127.0f);
+  }
+  return d;
+}
+
+TEST(OutlierRefine, RefinesExactlyTheBlocksAboveRatioTimesTheMedianScale) {
+  std::mt19937 rng(41);
+  for (GgmlType act_type : {GgmlType::kQ8_0, GgmlType::kQ8_1, GgmlType::kQ8_K}) {
+    const QuantOps& act = *quant_ops(act_type);
+    const int64_t cols = act.block_elems * 12;
+    const std::vector<float> x = outlier_rows(rng, 1, cols);
+    std::vector<uint8_t> q(row_bytes(act_type, cols));
+    act.quantize_row(x.data(), q.data(), cols);
+    OutlierBlocks ob;
+    prepare_outlier_blocks(act, 1, cols, ob);
+    refine_row(act, x.data(), q.data(), cols, 4.0f, 0, ob);
+
+    std::vector<float> d = block_scales(x.data(), cols, act.block_elems);
+    std::vector<float> sorted = d;
+    std::nth_element(sorted.begin(), sorted.begin() + 6, sorted.end());
+    const float threshold = 4.0f * sorted[6];
+    std::vector<int32_t> expect;
+    for (int32_t b = 0; b < static_cast<int32_t>(d.size()); ++b) {
+      // The stored scale is rounded (f16 for Q8_0/Q8_1): keep away from the edge.
+      ASSERT_GT(std::fabs(d[static_cast<size_t>(b)] - threshold), 1e-2f * threshold) << act.name;
+      if (d[static_cast<size_t>(b)] > threshold) expect.push_back(b);
+    }
+    ASSERT_FALSE(expect.empty());
+    ASSERT_EQ(ob.count[0], static_cast<int32_t>(expect.size())) << act.name;
+    for (size_t s = 0; s < expect.size(); ++s) EXPECT_EQ(ob.index[s], expect[s]) << act.name;
+
+    // Each residual block holds x - dequant(hi) of its block, to within its
+    // own rounding: half a step, plus |q| <= 127 times the f16 rounding of the
+    // stored scale (2^-11 relative): 0.5 + 127 / 2048 < 0.57 steps.
+    std::vector<float> hi(static_cast<size_t>(cols)), lo(static_cast<size_t>(act.block_elems));
+    act.dequant_row(q.data(), hi.data(), cols);
+    for (size_t s = 0; s < expect.size(); ++s) {
+      act.dequant_row(ob.residual_at(static_cast<int64_t>(s)), lo.data(), act.block_elems);
+      const int64_t b0 = expect[s] * act.block_elems;
+      float rmax = 0.0f;
+      for (int64_t i = 0; i < act.block_elems; ++i) rmax = std::max(rmax, std::fabs(x[b0 + i] - hi[b0 + i]));
+      const float step = rmax / 127.0f;
+      for (int64_t i = 0; i < act.block_elems; ++i) {
+        EXPECT_NEAR(hi[b0 + i] + lo[static_cast<size_t>(i)], x[b0 + i], 0.57f * step + 1e-6f)
+            << act.name << " block " << expect[s] << " elem " << i << " x " << x[b0 + i] << " hi " << hi[b0 + i]
+            << " lo " << lo[static_cast<size_t>(i)] << " rmax " << rmax;
+      }
+    }
+  }
+}
+
+TEST(OutlierRefine, RowsWithoutOutliersAreLeftAlone) {
+  const QuantOps& act = *quant_ops(GgmlType::kQ8_0);
+  const int64_t cols = 256;
+  std::vector<float> x(static_cast<size_t>(cols));
+  for (int64_t i = 0; i < cols; ++i) x[i] = std::sin(0.37f * static_cast<float>(i));  // every block max ~1
+  std::vector<uint8_t> q(row_bytes(act.type, cols));
+  act.quantize_row(x.data(), q.data(), cols);
+  OutlierBlocks ob;
+  prepare_outlier_blocks(act, 1, cols, ob);
+  refine_row(act, x.data(), q.data(), cols, 4.0f, 0, ob);
+  EXPECT_EQ(ob.count[0], 0);
+}
+
+struct Matrix {
+  std::vector<uint8_t> bytes;
+  WeightMatrix m;
+};
+
+Matrix random_matrix(std::mt19937& rng, GgmlType type, int64_t rows, int64_t cols) {
+  const QuantOps& ops = *quant_ops(type);
+  Matrix w;
+  const size_t stride = row_bytes(type, cols);
+  w.bytes.resize(stride * static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    const std::vector<float> row = test::random_floats(rng, cols);
+    ops.quantize_row(row.data(), w.bytes.data() + static_cast<size_t>(r) * stride, cols);
+  }
+  w.m = WeightMatrix{type, w.bytes.data(), rows, cols, stride};
+  return w;
+}
+
+const GgmlType kQuantTypes[] = {GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,
+                                GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K};
+
+int64_t unit_of(GgmlType t) {
+  return quant_ops(t)->block_elems;
+}
+
+TEST(OutlierRefine, MatmulIsMuchCloserToTheExactProductOnOutlierActivations) {
+  std::mt19937 rng(42);
+  ThreadPool pool(2);
+  for (GgmlType type : kQuantTypes) {
+    const int64_t rows = 48, cols = 12 * unit_of(type), n_tokens = 5;
+    const Matrix w = random_matrix(rng, type, rows, cols);
+    const std::vector<float> x = outlier_rows(rng, n_tokens, cols);
+    // The outliers' own contribution is large and exact in both paths; what
+    // 8-bit rounding loses is the rest. Compare against the product without
+    // the outlier channels' share, so the error is measured on what matters.
+    std::vector<float> exact(static_cast<size_t>(rows * n_tokens));
+    matmul_reference(w.m, x.data(), n_tokens, exact.data());
+    MatmulScratch plain, refined;
+    plain.outlier_ratio = 0.0f;
+    std::vector<float> y_plain(exact.size()), y_refined(exact.size());
+    matmul(w.m, x.data(), n_tokens, y_plain.data(), &pool, plain);
+    matmul(w.m, x.data(), n_tokens, y_refined.data(), &pool, refined);
+    double err_plain = 0.0, err_refined = 0.0;
+    for (size_t i = 0; i < exact.size(); ++i) {
+      err_plain += std::pow(static_cast<double>(y_plain[i]) - exact[i], 2);
+      err_refined += std::pow(static_cast<double>(y_refined[i]) - exact[i], 2);
+    }
+    EXPECT_LT(err_refined, 0.05 * err_plain)
+        << quant_ops(type)->name << ": refined " << err_refined << " plain " << err_plain;
+  }
+}
+
+TEST(OutlierRefine, RefinedMatmulDoesNotDependOnBatchingOrThreads) {
+  std::mt19937 rng(43);
+  ThreadPool pools[] = {ThreadPool(1), ThreadPool(2), ThreadPool(3)};
+  for (GgmlType type : kQuantTypes) {
+    const int64_t rows = 37, cols = 2 * std::max<int64_t>(unit_of(type), 128), n_tokens = 11;
+    const Matrix w = random_matrix(rng, type, rows, cols);
+    const std::vector<float> x = outlier_rows(rng, n_tokens, cols);
+    MatmulScratch scratch;
+    std::vector<float> batched(static_cast<size_t>(rows * n_tokens));
+    matmul(w.m, x.data(), n_tokens, batched.data(), &pools[1], scratch);
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      std::vector<float> alone(static_cast<size_t>(rows));
+      matmul(w.m, x.data() + t * cols, 1, alone.data(), &pools[t % 3], scratch);
+      for (int64_t r = 0; r < rows; ++r) {
+        ASSERT_EQ(alone[static_cast<size_t>(r)], batched[static_cast<size_t>(t * rows + r)])
+            << quant_ops(type)->name << " token " << t << " row " << r;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hearth::kernels
