@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cstring>
 #include <vector>
 
 #include "kernels/cpu/outlier_refine.h"
@@ -28,24 +27,39 @@ struct MatmulJob {
   int64_t rows;
   int64_t n_tokens;
   float* y;
+  // Outlier refinement with the residual rows inside the dot (32-element
+  // block types); null when off or for the other types.
+  VecDotRowsRefinedFn dot_rows_refined;
+  const OutlierBlocks* outliers;
 };
+
+static_assert(kMaxDotRows == kOutlierMaskTokens, "a multi-row dot covers one mask byte");
 
 // Each weight row is dotted with up to kMaxDotRows tokens per call, its blocks
 // unpacked once for all of them; a single token takes the one-row dot (the
-// same bits, without the dispatch over row counts).
+// same bits, without the dispatch over row counts). With refinement, a chunk
+// of tokens goes through the refined dot (a token without refined blocks gets
+// the same bits either way).
 void run_rows(const MatmulJob& j, int64_t r0, int64_t r1) {
+  const OutlierBlocks* ob = j.dot_rows_refined != nullptr ? j.outliers : nullptr;
   for (int64_t t0 = 0; t0 < j.n_tokens; t0 += kTokenTile) {
     const int64_t t1 = std::min(j.n_tokens, t0 + kTokenTile);
     for (int64_t r = r0; r < r1; ++r) {
       const uint8_t* wr = j.w + static_cast<size_t>(r) * j.w_stride;
-      if (t1 - t0 == 1) {
+      if (t1 - t0 == 1 && (ob == nullptr || ob->count[static_cast<size_t>(t0)] == 0)) {
         j.y[t0 * j.rows + r] = j.dot(j.cols, wr, j.a + static_cast<size_t>(t0) * j.a_stride);
         continue;
       }
-      for (int64_t t = t0; t < t1; t += kMaxDotRows) {
+      for (int64_t t = t0; t < t1; t += kMaxDotRows) {  // t: a multiple of kMaxDotRows
         const int n_a = static_cast<int>(std::min<int64_t>(kMaxDotRows, t1 - t));
         float out[kMaxDotRows];
-        j.dot_rows(j.cols, wr, j.a + static_cast<size_t>(t) * j.a_stride, j.a_stride, n_a, out);
+        const uint8_t* a = j.a + static_cast<size_t>(t) * j.a_stride;
+        if (ob != nullptr) {
+          j.dot_rows_refined(j.cols, wr, a, j.a_stride, ob->residual_row(t), ob->row_bytes,
+                             ob->mask_of_chunk(t / kMaxDotRows), n_a, out);
+        } else {
+          j.dot_rows(j.cols, wr, a, j.a_stride, n_a, out);
+        }
         for (int k = 0; k < n_a; ++k) j.y[(t + k) * j.rows + r] = out[k];
       }
     }
@@ -79,30 +93,27 @@ const uint8_t* prepare_activations(const QuantOps& ops, const float* x, int64_t 
   } else {
     quantize(0, n_tokens);
   }
+  if (ratio > 0.0f) finish_outlier_masks(n_tokens, scratch.outliers);
   return dst;
 }
 
-// Adds the refined blocks' dots (outlier_refine.h) of rows [r0, r1). Per
-// (row, token), the weight blocks a token refines are gathered next to each
-// other so one dot covers them all (their residual blocks are stored the same
-// way): one call and one horizontal sum instead of one per block. The sum
-// depends only on that token's own blocks, so batching cannot change it.
+// Adds the refined blocks' dots (outlier_refine.h) of rows [r0, r1) for the
+// types whose dot has no refined form (K types: 256-element blocks, so one
+// call per refined block costs little next to the block's work). In block
+// order per (row, token): batching cannot change a result.
 void add_outlier_dots(const MatmulJob& j, const OutlierBlocks& ob, size_t block_bytes, int64_t block_elems, int64_t r0,
                       int64_t r1) {
-  thread_local std::vector<uint8_t> gathered;
-  gathered.resize(static_cast<size_t>(ob.max_per_row) * block_bytes);
   for (int64_t t = 0; t < j.n_tokens; ++t) {
     const int32_t count = ob.count[static_cast<size_t>(t)];
     if (count == 0) continue;
-    const int64_t first = t * ob.max_per_row;
-    const int32_t* index = ob.index.data() + first;
+    const int32_t* index = ob.index.data() + t * ob.blocks_per_row;
     for (int64_t r = r0; r < r1; ++r) {
       const uint8_t* wr = j.w + static_cast<size_t>(r) * j.w_stride;
+      float extra = 0.0f;
       for (int32_t s = 0; s < count; ++s) {
-        std::memcpy(gathered.data() + static_cast<size_t>(s) * block_bytes,
-                    wr + static_cast<size_t>(index[s]) * block_bytes, block_bytes);
+        extra += j.dot(block_elems, wr + static_cast<size_t>(index[s]) * block_bytes, ob.residual_block(t, index[s]));
       }
-      j.y[t * j.rows + r] += j.dot(count * block_elems, gathered.data(), ob.residual_at(first));
+      j.y[t * j.rows + r] += extra;
     }
   }
 }
@@ -116,6 +127,7 @@ void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, T
   assert(w.cols % ops->block_elems == 0 && w.row_stride >= row_bytes(w.type, w.cols));
   size_t a_stride = 0;
   const uint8_t* a = prepare_activations(*ops, x, n_tokens, w.cols, pool, scratch, &a_stride);
+  const bool refined = ops->vec_dot_type != GgmlType::kF32 && scratch.outlier_ratio > 0.0f;
   const MatmulJob job{ops->vec_dot,
                       ops->vec_dot_rows,
                       static_cast<const uint8_t*>(w.data),
@@ -125,13 +137,13 @@ void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, T
                       w.cols,
                       w.rows,
                       n_tokens,
-                      y};
-  const bool refined = ops->vec_dot_type != GgmlType::kF32 && scratch.outlier_ratio > 0.0f;
+                      y,
+                      refined ? ops->vec_dot_rows_refined : nullptr,
+                      refined ? &scratch.outliers : nullptr};
+  const bool separate_outliers = refined && ops->vec_dot_rows_refined == nullptr;
   auto rows = [&](int64_t r0, int64_t r1) {
     run_rows(job, r0, r1);
-    if (refined) {
-      add_outlier_dots(job, scratch.outliers, ops->block_bytes, ops->block_elems, r0, r1);
-    }
+    if (separate_outliers) add_outlier_dots(job, scratch.outliers, ops->block_bytes, ops->block_elems, r0, r1);
   };
   if (pool != nullptr) {
     pool->parallel_for(0, w.rows, kRowTile, rows);

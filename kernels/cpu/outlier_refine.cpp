@@ -34,12 +34,15 @@ float median(float* v, int64_t n) {
 
 void prepare_outlier_blocks(const QuantOps& act, int64_t n_tokens, int64_t cols, OutlierBlocks& out) {
   assert(act.vec_dot_type == act.type && cols % act.block_elems == 0);
-  out.max_per_row = cols / act.block_elems;
+  out.blocks_per_row = cols / act.block_elems;
   out.block_bytes = act.block_bytes;
-  const auto slots = static_cast<size_t>(n_tokens * out.max_per_row);
+  out.row_bytes = static_cast<size_t>(out.blocks_per_row) * act.block_bytes;
+  const auto slots = static_cast<size_t>(n_tokens * out.blocks_per_row);
   out.count.assign(static_cast<size_t>(n_tokens), 0);
   if (out.index.size() < slots) out.index.resize(slots);
-  if (out.residual.size() < slots * out.block_bytes) out.residual.resize(slots * out.block_bytes);
+  if (out.residual.size() < static_cast<size_t>(n_tokens) * out.row_bytes) {
+    out.residual.resize(static_cast<size_t>(n_tokens) * out.row_bytes);
+  }
 }
 
 void refine_row(const QuantOps& act, const float* x, const uint8_t* q, int64_t cols, float ratio, int64_t t,
@@ -65,13 +68,25 @@ void refine_row(const QuantOps& act, const float* x, const uint8_t* q, int64_t c
     const float* xb = x + b * act.block_elems;
     act.dequant_row(block, dequant.data(), act.block_elems);
     for (size_t i = 0; i < elems; ++i) residual[i] = xb[i] - dequant[i];
-    const int64_t slot = t * out.max_per_row + count;
-    out.index[static_cast<size_t>(slot)] = static_cast<int32_t>(b);
-    act.quantize_row(residual.data(), out.residual.data() + static_cast<size_t>(slot) * out.block_bytes,
-                     act.block_elems);
+    out.index[static_cast<size_t>(t * out.blocks_per_row + count)] = static_cast<int32_t>(b);
+    act.quantize_row(
+        residual.data(),
+        out.residual.data() + static_cast<size_t>(t) * out.row_bytes + static_cast<size_t>(b) * out.block_bytes,
+        act.block_elems);
     ++count;
   }
   out.count[static_cast<size_t>(t)] = count;
+}
+
+void finish_outlier_masks(int64_t n_tokens, OutlierBlocks& out) {
+  const int64_t chunks = (n_tokens + kOutlierMaskTokens - 1) / kOutlierMaskTokens;
+  out.mask.assign(static_cast<size_t>(chunks * out.blocks_per_row), 0);
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    const auto bit = static_cast<uint8_t>(1u << (t % kOutlierMaskTokens));
+    uint8_t* m = out.mask.data() + static_cast<size_t>((t / kOutlierMaskTokens) * out.blocks_per_row);
+    const int32_t* index = out.index.data() + t * out.blocks_per_row;
+    for (int32_t s = 0; s < out.count[static_cast<size_t>(t)]; ++s) m[index[s]] |= bit;
+  }
 }
 
 }  // namespace hearth::kernels

@@ -31,18 +31,28 @@ namespace hearth::kernels {
 // are refined. (0 turns refinement off.)
 inline constexpr float kDefaultOutlierRatio = 4.0f;
 
-// Refinement blocks of n_tokens activation rows. Row t owns slots
-// [t * max_per_row, t * max_per_row + count[t]); slot s holds the index of the
-// refined block in its row and the residual block's bytes.
+// Refinement of n_tokens activation rows of blocks_per_row blocks each.
 struct OutlierBlocks {
-  int64_t max_per_row = 0;  // blocks per row (an upper bound on refined blocks)
-  size_t block_bytes = 0;   // bytes of one activation block
-  std::vector<int32_t> count;
-  std::vector<int32_t> index;
-  std::vector<uint8_t> residual;
+  int64_t blocks_per_row = 0;
+  size_t block_bytes = 0;         // bytes of one activation block
+  size_t row_bytes = 0;           // blocks_per_row * block_bytes
+  std::vector<int32_t> count;     // [n_tokens] refined blocks of each row
+  std::vector<int32_t> index;     // [n_tokens][blocks_per_row]: the first count[t] are row t's, ascending
+  std::vector<uint8_t> residual;  // [n_tokens][row_bytes]: residual blocks at their block's position
+                                  // (only refined positions are written)
+  std::vector<uint8_t> mask;      // [ceil(n_tokens / 8)][blocks_per_row]: bit k of mask[c][b] set when
+                                  // token 8c + k refines block b (finish_outlier_masks)
 
-  const uint8_t* residual_at(int64_t slot) const { return residual.data() + static_cast<size_t>(slot) * block_bytes; }
+  const uint8_t* residual_row(int64_t t) const { return residual.data() + static_cast<size_t>(t) * row_bytes; }
+  const uint8_t* residual_block(int64_t t, int64_t b) const {
+    return residual_row(t) + static_cast<size_t>(b) * block_bytes;
+  }
+  const uint8_t* mask_of_chunk(int64_t c) const { return mask.data() + static_cast<size_t>(c * blocks_per_row); }
 };
+
+// Tokens per mask byte (one bit each): the matmul's multi-row dot takes at
+// most this many rows at once.
+inline constexpr int64_t kOutlierMaskTokens = 8;
 
 // Sizes `out` for n_tokens rows of `cols` elements of activation type `act`.
 // Must be called before refine_row.
@@ -52,5 +62,8 @@ void prepare_outlier_blocks(const QuantOps& act, int64_t n_tokens, int64_t cols,
 // act) and writes their residual blocks. Thread-safe for distinct t.
 void refine_row(const QuantOps& act, const float* x, const uint8_t* q, int64_t cols, float ratio, int64_t t,
                 OutlierBlocks& out);
+
+// Builds `mask` from the rows' refined blocks, after every refine_row.
+void finish_outlier_masks(int64_t n_tokens, OutlierBlocks& out);
 
 }  // namespace hearth::kernels

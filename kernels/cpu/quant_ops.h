@@ -22,6 +22,14 @@ using VecDotFn = float (*)(int64_t n, const void* w, const void* a);
 // of the same level, whatever n_a: batching sequences never changes a result.
 using VecDotRowsFn = void (*)(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out);
 
+// vec_dot_rows plus residual rows (outlier_refine.h): row j also adds the
+// dot of weight block i with its residual block i wherever bit j of mask[i]
+// is set (lo + j * lo_stride: full-length rows of the activation type, read
+// only at those blocks; mask: one byte per block). Like vec_dot_rows, out[j]
+// depends only on row j's own data and bits, never on n_a or the other rows.
+using VecDotRowsRefinedFn = void (*)(int64_t n, const void* w, const void* a, size_t a_stride, const void* lo,
+                                     size_t lo_stride, const uint8_t* mask, int n_a, float* out);
+
 // Most activation rows per vec_dot_rows call (the AVX2 build runs them as two
 // passes of 4: its 16 vector registers hold the accumulators of 4 rows).
 constexpr int kMaxDotRows = 8;
@@ -36,6 +44,9 @@ struct QuantOps {
   GgmlType vec_dot_type;       // what activations are converted to for vec_dot (F32: used as is)
   VecDotFn vec_dot;            // null for the activation-only types (Q8_1, Q8_K)
   VecDotRowsFn vec_dot_rows;   // null where vec_dot is
+  // The 32-element block types only (null for the float and K types: the
+  // matmul adds their residual dots per block).
+  VecDotRowsRefinedFn vec_dot_rows_refined;
 };
 
 // The table for `type` at this CPU's level; nullptr for an unsupported type.

@@ -246,4 +246,38 @@ void vec_dot_q6_k_q8_k_rows(int64_t n, const void* w, const void* a, size_t a_st
   each_row<vec_dot_q6_k_q8_k>(n, w, a, a_stride, n_a, out);
 }
 
+namespace {
+
+// The reference refined multi-row dot: per row, the one-row dot, then the
+// one-block dot of each weight block with the row's residual block, in block
+// order.
+template <float (*Dot)(int64_t, const void*, const void*), size_t kWBytes, size_t kABytes>
+void each_row_refined(int64_t n, const void* w, const void* a, size_t a_stride, const void* lo, size_t lo_stride,
+                      const uint8_t* mask, int n_a, float* out) {
+  const auto* wb = static_cast<const uint8_t*>(w);
+  for (int j = 0; j < n_a; ++j) {
+    float sum = Dot(n, w, static_cast<const uint8_t*>(a) + static_cast<size_t>(j) * a_stride);
+    const auto* l = static_cast<const uint8_t*>(lo) + static_cast<size_t>(j) * lo_stride;
+    for (int64_t i = 0; i < n / 32; ++i) {
+      if ((mask[i] >> j) & 1u)
+        sum += Dot(32, wb + static_cast<size_t>(i) * kWBytes, l + static_cast<size_t>(i) * kABytes);
+    }
+    out[j] = sum;
+  }
+}
+
+}  // namespace
+
+#define HEARTH_SCALAR_REFINED(name, W, A)                                                                              \
+  void name##_rows_refined(int64_t n, const void* w, const void* a, size_t a_stride, const void* lo, size_t lo_stride, \
+                           const uint8_t* mask, int n_a, float* out) {                                                 \
+    each_row_refined<name, sizeof(W), sizeof(A)>(n, w, a, a_stride, lo, lo_stride, mask, n_a, out);                    \
+  }
+HEARTH_SCALAR_REFINED(vec_dot_q4_0_q8_0, BlockQ4_0, BlockQ8_0)
+HEARTH_SCALAR_REFINED(vec_dot_q4_1_q8_1, BlockQ4_1, BlockQ8_1)
+HEARTH_SCALAR_REFINED(vec_dot_q5_0_q8_0, BlockQ5_0, BlockQ8_0)
+HEARTH_SCALAR_REFINED(vec_dot_q5_1_q8_1, BlockQ5_1, BlockQ8_1)
+HEARTH_SCALAR_REFINED(vec_dot_q8_0_q8_0, BlockQ8_0, BlockQ8_0)
+#undef HEARTH_SCALAR_REFINED
+
 }  // namespace hearth::kernels::scalar

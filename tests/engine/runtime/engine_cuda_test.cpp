@@ -280,30 +280,34 @@ TEST(EngineCuda, StatsReportDeviceMemoryAndLayerTimes) {
 
 // The engine's default KV pool is two full contexts (64 blocks at 512
 // tokens); under a VRAM budget with room for 1.5 contexts it takes one (32),
-// and with room for half a context it fails with kOutOfMemory.
+// and with room for half a context it fails with kOutOfMemory. The model's
+// blocks are 512 KiB each, so 16 of them (8 MiB) outweigh the 2 MiB allowed
+// for the workspace (a 64-token step of this model needs well under 1 MiB).
 TEST(EngineCuda, UnderAVramBudgetTheDefaultKvPoolShrinksToOneContext) {
   SKIP_WITHOUT_CUDA();
   models::LoadOptions load;
   load.device = kGpu;
-  std::size_t weights = 0;
+  std::size_t weights = 0, block_bytes = 0;
   {
-    Result<ModelBundle> probe = models::load_model(tiny_model_path(), load);
+    Result<ModelBundle> probe = models::load_model(kv_heavy_model_path(), load);
     ASSERT_TRUE(probe.ok()) << probe.error().describe();
     weights = probe->model->memory().weights_bytes;
+    block_bytes = probe->model->kv_block_bytes(16);
   }
-  const std::size_t workspace = std::size_t{2} << 20;  // a 64-token step needs about 0.4 MiB
+  ASSERT_GE(block_bytes, std::size_t{512} << 10);
+  const std::size_t workspace = std::size_t{2} << 20;
   const auto engine_with_budget = [&](std::size_t kv_bytes) -> Result<std::unique_ptr<Engine>> {
     load.vram_budget_bytes = weights + kv_bytes + workspace;
-    HEARTH_ASSIGN_OR_RETURN(ModelBundle bundle, models::load_model(tiny_model_path(), load));
+    HEARTH_ASSIGN_OR_RETURN(ModelBundle bundle, models::load_model(kv_heavy_model_path(), load));
     return Engine::create(std::move(bundle), tiny_options(true));
   };
-  auto engine = engine_with_budget(tiny_kv_blocks_bytes(48));
+  auto engine = engine_with_budget(48 * block_bytes);
   ASSERT_TRUE(engine.ok()) << engine.error().describe();
   EXPECT_EQ((*engine)->stats().kv_blocks_total, 32);
   Rng rng;
   const std::vector<Outcome> out = run_together(**engine, {greedy_tokens(rng.tokens(300), 8)});
   EXPECT_EQ(out[0].finish.reason, FinishReason::kLength);
-  auto too_small = engine_with_budget(tiny_kv_blocks_bytes(16));
+  auto too_small = engine_with_budget(16 * block_bytes);
   ASSERT_FALSE(too_small.ok());
   EXPECT_EQ(too_small.error().code, ErrorCode::kOutOfMemory) << too_small.error().describe();
 }

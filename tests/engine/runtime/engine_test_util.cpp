@@ -128,21 +128,38 @@ void remove_tiny_dir() {
 }
 }  // namespace
 
-std::filesystem::path tiny_model_path() {
-  static const std::filesystem::path path = [] {
-    const auto dir = std::filesystem::temp_directory_path() / ("hearth-runtime-test-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    g_tiny_dir = dir;
+namespace {
+
+// Writes a synthetic Q4_0 model of `shape` into this process's temp folder.
+std::filesystem::path write_test_model(const char* file_name, const models::SyntheticShape& shape) {
+  static const std::filesystem::path dir = [] {
+    const auto d = std::filesystem::temp_directory_path() / ("hearth-runtime-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    g_tiny_dir = d;
     std::atexit(remove_tiny_dir);
-    models::SyntheticSpec spec;
-    spec.shape = models::SyntheticShape{"custom", 128, 2, 4, 2, 256, 384, 512, 10000.0f, 1e-5f, false, "llama"};
-    spec.quant = models::parse_synthetic_quant("Q4_0").value();
-    spec.seed = 7;
-    const auto file = dir / "tiny.gguf";
-    Result<void> ok = models::write_synthetic_model(spec, file);
-    EXPECT_TRUE(ok.ok()) << (ok.ok() ? "" : ok.error().describe());
-    return file;
+    return d;
   }();
+  models::SyntheticSpec spec;
+  spec.shape = shape;
+  spec.quant = models::parse_synthetic_quant("Q4_0").value();
+  spec.seed = 7;
+  const auto file = dir / file_name;
+  Result<void> ok = models::write_synthetic_model(spec, file);
+  EXPECT_TRUE(ok.ok()) << (ok.ok() ? "" : ok.error().describe());
+  return file;
+}
+
+}  // namespace
+
+std::filesystem::path tiny_model_path() {
+  static const std::filesystem::path path = write_test_model(
+      "tiny.gguf", models::SyntheticShape{"custom", 128, 2, 4, 2, 256, 384, 512, 10000.0f, 1e-5f, false, "llama"});
+  return path;
+}
+
+std::filesystem::path kv_heavy_model_path() {
+  static const std::filesystem::path path = write_test_model(
+      "kv_heavy.gguf", models::SyntheticShape{"custom", 256, 8, 8, 8, 256, 384, 512, 10000.0f, 1e-5f, false, "llama"});
   return path;
 }
 

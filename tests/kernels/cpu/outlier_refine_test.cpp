@@ -75,7 +75,7 @@ TEST(OutlierRefine, RefinesExactlyTheBlocksAboveRatioTimesTheMedianScale) {
     std::vector<float> hi(static_cast<size_t>(cols)), lo(static_cast<size_t>(act.block_elems));
     act.dequant_row(q.data(), hi.data(), cols);
     for (size_t s = 0; s < expect.size(); ++s) {
-      act.dequant_row(ob.residual_at(static_cast<int64_t>(s)), lo.data(), act.block_elems);
+      act.dequant_row(ob.residual_block(0, expect[s]), lo.data(), act.block_elems);
       const int64_t b0 = expect[s] * act.block_elems;
       float rmax = 0.0f;
       for (int64_t i = 0; i < act.block_elems; ++i) rmax = std::max(rmax, std::fabs(x[b0 + i] - hi[b0 + i]));
@@ -170,6 +170,52 @@ TEST(OutlierRefine, RefinedMatmulDoesNotDependOnBatchingOrThreads) {
       for (int64_t r = 0; r < rows; ++r) {
         ASSERT_EQ(alone[static_cast<size_t>(r)], batched[static_cast<size_t>(t * rows + r)])
             << quant_ops(type)->name << " token " << t << " row " << r;
+      }
+    }
+  }
+}
+
+// The refined multi-row dots: row j's result depends only on its own rows and
+// mask bits (bitwise, whatever n_a and the other rows), and equals the plain
+// dot plus the flagged blocks' dots with the residual rows (within f32
+// summation order), at every level.
+TEST(OutlierRefine, RefinedDotsAreBitIdenticalPerRowAndAddTheFlaggedBlocks) {
+  std::mt19937 rng(44);
+  const GgmlType kLegacy[] = {GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1, GgmlType::kQ8_0};
+  for (CpuLevel level : test::runnable_levels()) {
+    for (GgmlType type : kLegacy) {
+      const QuantOps& ops = *quant_ops(type, level);
+      const QuantOps& act = *quant_ops(ops.vec_dot_type, level);
+      ASSERT_NE(ops.vec_dot_rows_refined, nullptr) << ops.name;
+      const int64_t nb = 1 + static_cast<int64_t>(rng() % 20), cols = 32 * nb;
+      const Matrix w = random_matrix(rng, type, 1, cols);
+      const size_t stride = row_bytes(act.type, cols);
+      std::vector<uint8_t> a(stride * kMaxDotRows), lo(stride * kMaxDotRows);
+      for (int j = 0; j < kMaxDotRows; ++j) {
+        act.quantize_row(test::random_floats(rng, cols).data(), a.data() + j * stride, cols);
+        act.quantize_row(test::random_floats(rng, cols, 0.01f).data(), lo.data() + j * stride, cols);
+      }
+      std::vector<uint8_t> mask(static_cast<size_t>(nb));
+      for (uint8_t& m : mask) m = static_cast<uint8_t>(rng() & rng());  // about a quarter of the bits set
+      float all[kMaxDotRows];
+      ops.vec_dot_rows_refined(cols, w.m.data, a.data(), stride, lo.data(), stride, mask.data(), kMaxDotRows, all);
+      for (int j = 0; j < kMaxDotRows; ++j) {
+        // Row j alone, its bits moved to bit 0, the other rows' bits dropped.
+        std::vector<uint8_t> own(mask.size());
+        for (size_t i = 0; i < mask.size(); ++i) own[i] = static_cast<uint8_t>((mask[i] >> j) & 1u);
+        float alone = 0.0f;
+        ops.vec_dot_rows_refined(cols, w.m.data, a.data() + j * stride, stride, lo.data() + j * stride, stride,
+                                 own.data(), 1, &alone);
+        ASSERT_EQ(alone, all[j]) << ops.name << " level " << static_cast<int>(level) << " row " << j;
+        double expect = ops.vec_dot(cols, w.m.data, a.data() + j * stride);
+        for (int64_t i = 0; i < nb; ++i) {
+          if (own[static_cast<size_t>(i)]) {
+            expect += ops.vec_dot(32, static_cast<const uint8_t*>(w.m.data) + i * ops.block_bytes,
+                                  lo.data() + j * stride + i * act.block_bytes);
+          }
+        }
+        EXPECT_NEAR(all[j], expect, 1e-4 * (1.0 + std::fabs(expect)) * std::sqrt(static_cast<double>(cols)))
+            << ops.name << " level " << static_cast<int>(level) << " row " << j;
       }
     }
   }
