@@ -159,7 +159,7 @@ std::filesystem::path tiny_model_path() {
 
 std::filesystem::path kv_heavy_model_path() {
   static const std::filesystem::path path = write_test_model(
-      "kv_heavy.gguf", models::SyntheticShape{"custom", 256, 8, 8, 8, 256, 384, 512, 10000.0f, 1e-5f, false, "llama"});
+      "kv_heavy.gguf", models::SyntheticShape{"custom", 512, 16, 8, 8, 512, 384, 512, 10000.0f, 1e-5f, false, "llama"});
   return path;
 }
 

@@ -61,7 +61,7 @@ void expect_idle_kv(Engine& engine);
 std::filesystem::path default_model_path();  // FAILS the test (not skip) when missing
 // A tiny synthetic llama model (fast), written once per process.
 std::filesystem::path tiny_model_path();
-// 8 layers x 8 KV heads x 32: 512 KiB of f16 K/V per 16-token block, so KV
+// 16 layers x 8 KV heads x 64: 512 KiB of f16 K/V per 16-token block, so KV
 // blocks dominate a few MiB of workspace (the VRAM budget tests).
 std::filesystem::path kv_heavy_model_path();
 
