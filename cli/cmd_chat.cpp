@@ -29,6 +29,22 @@ void print_stats(const Engine& engine, const Usage& last) {
       last.prompt_tokens, last.cached_tokens, last.generated_tokens, last.ttft_ms, last.prefill_tps, last.decode_tps,
       100.0 * s.prefix_hit_rate, s.kv_blocks_used, s.kv_blocks_cached, s.kv_blocks_free, s.kv_blocks_total, s.ttft.p50,
       s.inter_token.p50, s.inter_token.p95);
+  constexpr double kMiB = 1024.0 * 1024.0;
+  std::printf("memory: weights %.1f MiB, KV pool %.1f MiB, workspace %.1f MiB",
+              static_cast<double>(s.memory.weights) / kMiB, static_cast<double>(s.memory.kv_pool) / kMiB,
+              static_cast<double>(s.memory.workspace) / kMiB);
+  if (s.memory.device_total > 0) {
+    std::printf("; GPU %.0f of %.0f MiB in use (all processes)",
+                static_cast<double>(s.memory.device_total - s.memory.device_free) / kMiB,
+                static_cast<double>(s.memory.device_total) / kMiB);
+  }
+  std::printf("\n");
+  if (!s.step.forward_by_layer.empty()) {
+    double sum = 0.0;
+    for (const double ms : s.step.forward_by_layer) sum += ms;
+    std::printf("step: schedule %.2f ms, forward %.2f ms (layers %.2f ms, %zu layers), sample %.2f ms\n",
+                s.step.schedule, s.step.forward, sum, s.step.forward_by_layer.size(), s.step.sample);
+  }
 }
 
 void run_chat(const ChatOptions& opt) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hearth-cli tokenize / detokenize / template / errors, end to end.
+"""hearth-cli tokenize / detokenize / template / errors / chat /stats, end to end.
 
 tokenize --json must give HF tokenizers' ids (the oracle of the tokenizer
 tests, built from the model's own vocabulary and merges), detokenize must
@@ -90,12 +90,37 @@ def check_errors(cli):
                    f"{args[1:]}: rc={out.returncode} stderr={out.stderr.decode()!r}")
 
 
+def check_chat_stats(cli, model, path):
+    """Two turns of `chat` on the CPU, then /stats: the second turn reuses the
+    first's KV blocks, and the memory line reports the weights the file holds
+    (every tensor's bytes, from gguf-py) and one time per layer."""
+    import re
+    import gguf
+    reader = gguf.GGUFReader(path)
+    tensor_mib = sum(int(t.n_bytes) for t in reader.tensors) / 2**20
+    n_layer = int(reader.fields["llama.block_count"].contents())
+    out = run([cli, "chat", model, "--device", "cpu", "-n", "8", "--temp", "0"],
+              b"Name a colour.\nAnd another one?\n/stats\n/quit\n")
+    text = out.stdout.decode()
+    expect(out.returncode == 0, f"chat failed: {out.stderr.decode()}")
+    last = re.search(r"last answer: (\d+) prompt tokens \((\d+) cached\)", text)
+    expect(last is not None and int(last.group(2)) > 0 and int(last.group(2)) < int(last.group(1)),
+           f"the second turn reused no KV blocks: {text[-600:]!r}")
+    mem = re.search(r"memory: weights ([0-9.]+) MiB, KV pool ([0-9.]+) MiB", text)
+    expect(mem is not None and abs(float(mem.group(1)) - tensor_mib) < 0.05 * tensor_mib and float(mem.group(2)) > 0,
+           f"/stats memory line {mem.group(0) if mem else None!r}; the file's tensors hold {tensor_mib:.1f} MiB")
+    step = re.search(r"forward ([0-9.]+) ms \(layers ([0-9.]+) ms, (\d+) layers\)", text)
+    expect(step is not None and int(step.group(3)) == n_layer and float(step.group(2)) <= float(step.group(1)) + 0.01,
+           f"/stats step line {step.group(0) if step else None!r} ({n_layer} layers)")
+
+
 def main():
     cli, model = sys.argv[1], sys.argv[2]
     path = json.loads(run([cli, "inspect", "--json", model]).stdout)["path"]
     check_tokenize(cli, model, path)
     check_template(cli, model, path)
     check_errors(cli)
+    check_chat_stats(cli, model, path)
     if failures:
         print("\n".join(failures))
         print(f"0 passed, {len(failures)} failed")
