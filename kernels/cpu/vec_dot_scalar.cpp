@@ -202,49 +202,22 @@ void each_row(int64_t n, const void* w, const void* a, size_t a_stride, int n_a,
 
 }  // namespace
 
-void vec_dot_f32_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
-  each_row<vec_dot_f32>(n, w, a, a_stride, n_a, out);
-}
-
-void vec_dot_f16_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
-  each_row<vec_dot_f16>(n, w, a, a_stride, n_a, out);
-}
-
-void vec_dot_bf16_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
-  each_row<vec_dot_bf16>(n, w, a, a_stride, n_a, out);
-}
-
-void vec_dot_q4_0_q8_0_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
-  each_row<vec_dot_q4_0_q8_0>(n, w, a, a_stride, n_a, out);
-}
-
-void vec_dot_q4_1_q8_1_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
-  each_row<vec_dot_q4_1_q8_1>(n, w, a, a_stride, n_a, out);
-}
-
-void vec_dot_q5_0_q8_0_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
-  each_row<vec_dot_q5_0_q8_0>(n, w, a, a_stride, n_a, out);
-}
-
-void vec_dot_q5_1_q8_1_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
-  each_row<vec_dot_q5_1_q8_1>(n, w, a, a_stride, n_a, out);
-}
-
-void vec_dot_q8_0_q8_0_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
-  each_row<vec_dot_q8_0_q8_0>(n, w, a, a_stride, n_a, out);
-}
-
-void vec_dot_q4_k_q8_k_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
-  each_row<vec_dot_q4_k_q8_k>(n, w, a, a_stride, n_a, out);
-}
-
-void vec_dot_q5_k_q8_k_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
-  each_row<vec_dot_q5_k_q8_k>(n, w, a, a_stride, n_a, out);
-}
-
-void vec_dot_q6_k_q8_k_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) {
-  each_row<vec_dot_q6_k_q8_k>(n, w, a, a_stride, n_a, out);
-}
+#define HEARTH_SCALAR_ROWS(name)                                                                    \
+  void name##_rows(int64_t n, const void* w, const void* a, size_t a_stride, int n_a, float* out) { \
+    each_row<name>(n, w, a, a_stride, n_a, out);                                                    \
+  }
+HEARTH_SCALAR_ROWS(vec_dot_f32)
+HEARTH_SCALAR_ROWS(vec_dot_f16)
+HEARTH_SCALAR_ROWS(vec_dot_bf16)
+HEARTH_SCALAR_ROWS(vec_dot_q4_0_q8_0)
+HEARTH_SCALAR_ROWS(vec_dot_q4_1_q8_1)
+HEARTH_SCALAR_ROWS(vec_dot_q5_0_q8_0)
+HEARTH_SCALAR_ROWS(vec_dot_q5_1_q8_1)
+HEARTH_SCALAR_ROWS(vec_dot_q8_0_q8_0)
+HEARTH_SCALAR_ROWS(vec_dot_q4_k_q8_k)
+HEARTH_SCALAR_ROWS(vec_dot_q5_k_q8_k)
+HEARTH_SCALAR_ROWS(vec_dot_q6_k_q8_k)
+#undef HEARTH_SCALAR_ROWS
 
 namespace {
 

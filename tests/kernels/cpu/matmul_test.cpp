@@ -14,24 +14,6 @@
 namespace hearth::kernels {
 namespace {
 
-struct Weights {
-  std::vector<uint8_t> bytes;
-  WeightMatrix m;
-};
-
-Weights random_weights(std::mt19937& rng, GgmlType type, int64_t rows, int64_t cols) {
-  const QuantOps& ops = *quant_ops(type, CpuLevel::kScalar);
-  Weights w;
-  const size_t stride = row_bytes(type, cols);
-  w.bytes.resize(stride * static_cast<size_t>(rows));
-  for (int64_t r = 0; r < rows; ++r) {
-    const std::vector<float> row = test::random_floats(rng, cols);
-    ops.quantize_row(row.data(), w.bytes.data() + static_cast<size_t>(r) * stride, cols);
-  }
-  w.m = WeightMatrix{type, w.bytes.data(), rows, cols, stride};
-  return w;
-}
-
 // y computed with the scalar vec_dot and scalar activation quantization.
 std::vector<float> scalar_matmul(const WeightMatrix& w, const std::vector<float>& x, int64_t n_tokens) {
   const QuantOps& ops = *quant_ops(w.type, CpuLevel::kScalar);
@@ -69,7 +51,7 @@ TEST(Matmul, MatchesScalarReferenceAcrossShapesAndThreads) {
       const int64_t rows = 1 + static_cast<int64_t>(rng() % 150);
       const int64_t cols = unit * (1 + static_cast<int64_t>(rng() % 6));
       const int64_t n_tokens = 1 + static_cast<int64_t>(rng() % 40);
-      const Weights w = random_weights(rng, type, rows, cols);
+      const test::RandomMatrix w = test::random_matrix(rng, type, rows, cols);
       const std::vector<float> x = test::random_floats(rng, n_tokens * cols);
       const std::vector<float> expect = scalar_matmul(w.m, x, n_tokens);
       std::vector<float> first;
@@ -95,7 +77,7 @@ TEST(Matmul, TracksFloatReference) {
   MatmulScratch scratch;
   ThreadPool pool(2);
   for (GgmlType type : kTypes) {
-    const Weights w = random_weights(rng, type, 64, 512);
+    const test::RandomMatrix w = test::random_matrix(rng, type, 64, 512);
     const std::vector<float> x = test::random_floats(rng, 3 * 512);
     std::vector<float> y(3 * 64), ref(3 * 64);
     matmul(w.m, x.data(), 3, y.data(), &pool, scratch);
@@ -106,7 +88,7 @@ TEST(Matmul, TracksFloatReference) {
 
 TEST(Matmul, RowStrideLargerThanRow) {
   std::mt19937 rng(33);
-  const Weights packed = random_weights(rng, GgmlType::kQ4_1, 10, 64);
+  const test::RandomMatrix packed = test::random_matrix(rng, GgmlType::kQ4_1, 10, 64);
   const size_t row = packed.m.row_stride, stride = row + 40;
   std::vector<uint8_t> padded(stride * 10, 0xAB);
   for (int r = 0; r < 10; ++r) std::copy_n(packed.bytes.data() + r * row, row, padded.data() + r * stride);

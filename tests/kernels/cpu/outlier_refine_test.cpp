@@ -102,24 +102,6 @@ TEST(OutlierRefine, RowsWithoutOutliersAreLeftAlone) {
   EXPECT_EQ(ob.count[0], 0);
 }
 
-struct Matrix {
-  std::vector<uint8_t> bytes;
-  WeightMatrix m;
-};
-
-Matrix random_matrix(std::mt19937& rng, GgmlType type, int64_t rows, int64_t cols) {
-  const QuantOps& ops = *quant_ops(type);
-  Matrix w;
-  const size_t stride = row_bytes(type, cols);
-  w.bytes.resize(stride * static_cast<size_t>(rows));
-  for (int64_t r = 0; r < rows; ++r) {
-    const std::vector<float> row = test::random_floats(rng, cols);
-    ops.quantize_row(row.data(), w.bytes.data() + static_cast<size_t>(r) * stride, cols);
-  }
-  w.m = WeightMatrix{type, w.bytes.data(), rows, cols, stride};
-  return w;
-}
-
 const GgmlType kQuantTypes[] = {GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,
                                 GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K};
 
@@ -132,7 +114,7 @@ TEST(OutlierRefine, MatmulIsMuchCloserToTheExactProductOnOutlierActivations) {
   ThreadPool pool(2);
   for (GgmlType type : kQuantTypes) {
     const int64_t rows = 48, cols = 12 * unit_of(type), n_tokens = 5;
-    const Matrix w = random_matrix(rng, type, rows, cols);
+    const test::RandomMatrix w = test::random_matrix(rng, type, rows, cols);
     const std::vector<float> x = outlier_rows(rng, n_tokens, cols);
     // The outliers' own contribution is large and exact in both paths; what
     // 8-bit rounding loses is the rest. Compare against the product without
@@ -159,7 +141,7 @@ TEST(OutlierRefine, RefinedMatmulDoesNotDependOnBatchingOrThreads) {
   ThreadPool pools[] = {ThreadPool(1), ThreadPool(2), ThreadPool(3)};
   for (GgmlType type : kQuantTypes) {
     const int64_t rows = 37, cols = 2 * std::max<int64_t>(unit_of(type), 128), n_tokens = 11;
-    const Matrix w = random_matrix(rng, type, rows, cols);
+    const test::RandomMatrix w = test::random_matrix(rng, type, rows, cols);
     const std::vector<float> x = outlier_rows(rng, n_tokens, cols);
     MatmulScratch scratch;
     std::vector<float> batched(static_cast<size_t>(rows * n_tokens));
@@ -188,7 +170,7 @@ TEST(OutlierRefine, RefinedDotsAreBitIdenticalPerRowAndAddTheFlaggedBlocks) {
       const QuantOps& act = *quant_ops(ops.vec_dot_type, level);
       ASSERT_NE(ops.vec_dot_rows_refined, nullptr) << ops.name;
       const int64_t nb = 1 + static_cast<int64_t>(rng() % 20), cols = 32 * nb;
-      const Matrix w = random_matrix(rng, type, 1, cols);
+      const test::RandomMatrix w = test::random_matrix(rng, type, 1, cols);
       const size_t stride = row_bytes(act.type, cols);
       std::vector<uint8_t> a(stride * kMaxDotRows), lo(stride * kMaxDotRows);
       for (int j = 0; j < kMaxDotRows; ++j) {

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/matmul.h"
+#include "kernels/cpu/quant_ops.h"
 
 namespace hearth::kernels::test {
 
@@ -38,6 +40,26 @@ inline double max_rel_err(const float* a, const float* b, int64_t n) {
     worst = std::max(worst, d);
   }
   return worst;
+}
+
+// A weight matrix of `type` quantized (scalar quantizer) from random_floats
+// rows, with the bytes it points into.
+struct RandomMatrix {
+  std::vector<uint8_t> bytes;
+  WeightMatrix m;
+};
+
+inline RandomMatrix random_matrix(std::mt19937& rng, GgmlType type, int64_t rows, int64_t cols) {
+  const QuantOps& ops = *quant_ops(type, CpuLevel::kScalar);
+  RandomMatrix w;
+  const size_t stride = row_bytes(type, cols);
+  w.bytes.resize(stride * static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    const std::vector<float> row = random_floats(rng, cols);
+    ops.quantize_row(row.data(), w.bytes.data() + static_cast<size_t>(r) * stride, cols);
+  }
+  w.m = WeightMatrix{type, w.bytes.data(), rows, cols, stride};
+  return w;
 }
 
 // The SIMD levels this CPU can run, scalar first.
