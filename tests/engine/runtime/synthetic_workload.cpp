@@ -1,5 +1,7 @@
 #include "synthetic_workload.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 
 namespace hearth::testing {
@@ -49,6 +51,19 @@ std::vector<std::vector<Outcome>> run_conversations(Engine& engine, Rng& rng_cop
     }
   }
   return out;
+}
+
+void expect_cache_reuse_and_idle(Engine& off, Engine& on, Engine& tiny,
+                                 const std::vector<std::vector<Outcome>>& cached) {
+  // Turn 0 shares the 40-token system prompt (two full blocks) between conversations.
+  EXPECT_GE(cached[0][1].finish.usage.cached_tokens, 32);
+  const EngineStats s = tiny.stats();
+  EXPECT_GT(s.prefix_evictions, 0);
+  EXPECT_GT(s.preemptions, 0);
+  EXPECT_GT(on.stats().prefix_hit_rate, 0.5);
+  expect_idle_kv(off);
+  expect_idle_kv(on);
+  expect_idle_kv(tiny);
 }
 
 }  // namespace hearth::testing

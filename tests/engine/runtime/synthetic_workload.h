@@ -37,6 +37,12 @@ std::size_t tiny_kv_blocks_bytes(int blocks);
 // prompt is the previous prompt + its answer + a new user message; 12 greedy
 // tokens a turn. [turn][conversation]. `together`: a turn's requests are
 // submitted at once, else one after another.
+// After run_conversations on engines with the cache off, on, and on in a tiny
+// pool: the shared system prompt was reused, the tiny pool evicted and
+// preempted, and every engine is idle with no block in use.
+void expect_cache_reuse_and_idle(Engine& off, Engine& on, Engine& tiny,
+                                 const std::vector<std::vector<Outcome>>& cached);
+
 std::vector<std::vector<Outcome>> run_conversations(Engine& engine, Rng& rng_copy, int conversations, int turns,
                                                     bool together);
 

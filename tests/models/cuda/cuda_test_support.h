@@ -17,6 +17,12 @@ namespace hearth::models::test {
 // "" when a CUDA device is usable; else why the GPU tests skip.
 std::string cuda_skip_reason();
 
+// Skips the calling test, with the reason, where there is no usable GPU.
+#define SKIP_WITHOUT_CUDA()                                                            \
+  do {                                                                                 \
+    if (const std::string why = cuda_skip_reason(); !why.empty()) GTEST_SKIP() << why; \
+  } while (0)
+
 // A small synthetic model (width 256, 2 layers, 4 heads, 2 KV heads, head_dim 64,
 // FFN 512, 600 tokens) in a temporary file, removed by the caller.
 Result<std::filesystem::path> write_tiny_model(const std::string& arch, const std::string& quant, std::uint64_t seed);

@@ -23,11 +23,6 @@
 namespace hearth::models::test {
 namespace {
 
-#define SKIP_WITHOUT_CUDA()                                                            \
-  do {                                                                                 \
-    if (const std::string why = cuda_skip_reason(); !why.empty()) GTEST_SKIP() << why; \
-  } while (0)
-
 #if defined(HEARTH_HAVE_CUDA)
 
 using Clock = std::chrono::steady_clock;

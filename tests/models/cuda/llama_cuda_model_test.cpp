@@ -32,11 +32,6 @@
 namespace hearth::models::test {
 namespace {
 
-#define SKIP_WITHOUT_CUDA()                                                            \
-  do {                                                                                 \
-    if (const std::string why = cuda_skip_reason(); !why.empty()) GTEST_SKIP() << why; \
-  } while (0)
-
 // Three sequences: a 37-token prompt with every position's logits and a
 // 5-token one in one step (cuBLAS path), then decode steps of 2-3 tokens
 // (GEMV path), a third prompt of 9 tokens joining mid-way (cuBLAS) and its
