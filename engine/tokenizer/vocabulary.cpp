@@ -5,6 +5,7 @@
 #include "engine/core/log.h"
 #include "engine/tokenizer/byte_unicode.h"
 #include "engine/tokenizer/pre_tokenizer.h"
+#include "engine/tokenizer/special_split.h"
 #include "engine/tokenizer/utf8.h"
 
 namespace hearth::tokenizer {
@@ -212,6 +213,7 @@ void Vocabulary::init_specials() {
   }
   std::stable_sort(specials_.begin(), specials_.end(),
                    [&](TokenId a, TokenId b) { return data_.tokens[index(a)].size() > data_.tokens[index(b)].size(); });
+  special_matcher_ = std::make_unique<const SpecialMatcher>(*this);
 }
 
 bool Vocabulary::is_control(TokenId id) const {

@@ -53,6 +53,7 @@ struct VocabularyData {
 };
 
 class PreTokenizer;
+class SpecialMatcher;  // engine/tokenizer/special_split.h
 
 class Vocabulary {
  public:
@@ -109,6 +110,8 @@ class Vocabulary {
   std::span<const TokenId> special_tokens() const { return specials_; }
   // Whether some special token's text starts with byte b (a fast pre-filter).
   bool may_start_special(unsigned char b) const { return special_first_bytes_.test(b); }
+  // The index of special_tokens() by text, built with the vocabulary.
+  const SpecialMatcher& special_matcher() const { return *special_matcher_; }
   const PreTokenizer* pre_tokenizer() const { return pre_.get(); }  // null for SPM
 
  private:
@@ -131,6 +134,7 @@ class Vocabulary {
   std::array<TokenId, 256> byte_tokens_{};                 // -1 when absent
   std::vector<TokenId> specials_;
   std::bitset<256> special_first_bytes_;
+  std::unique_ptr<const SpecialMatcher> special_matcher_;  // over specials_
   std::unique_ptr<const PreTokenizer> pre_;
 };
 
