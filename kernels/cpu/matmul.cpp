@@ -1,6 +1,7 @@
 #include "kernels/cpu/matmul.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <vector>
 
@@ -120,36 +121,62 @@ void add_outlier_dots(const MatmulJob& j, const OutlierBlocks& ob, size_t block_
 
 }  // namespace
 
-void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, ThreadPool* pool,
-            MatmulScratch& scratch) {
-  const QuantOps* ops = quant_ops(w.type);
-  assert(ops != nullptr && ops->vec_dot != nullptr);
-  assert(w.cols % ops->block_elems == 0 && w.row_stride >= row_bytes(w.type, w.cols));
+namespace {
+
+// One matrix of a matmul_many call: its job and where its rows start in the
+// concatenated row range.
+struct ManyPart {
+  MatmulJob job;
+  const QuantOps* ops;
+  bool separate_outliers;
+  int64_t first_row;
+};
+
+}  // namespace
+
+void matmul_many(std::span<const WeightMatrix> ws, const float* x, int64_t n_tokens, std::span<float* const> ys,
+                 ThreadPool* pool, MatmulScratch& scratch) {
+  assert(!ws.empty() && ws.size() == ys.size() && ws.size() <= kMaxMatmulMany);
+  const QuantOps* first = quant_ops(ws[0].type);
+  assert(first != nullptr && first->vec_dot != nullptr);
   size_t a_stride = 0;
-  const uint8_t* a = prepare_activations(*ops, x, n_tokens, w.cols, pool, scratch, &a_stride);
-  const bool refined = ops->vec_dot_type != GgmlType::kF32 && scratch.outlier_ratio > 0.0f;
-  const MatmulJob job{ops->vec_dot,
-                      ops->vec_dot_rows,
-                      static_cast<const uint8_t*>(w.data),
-                      w.row_stride,
-                      a,
-                      a_stride,
-                      w.cols,
-                      w.rows,
-                      n_tokens,
-                      y,
-                      refined ? ops->vec_dot_rows_refined : nullptr,
-                      refined ? &scratch.outliers : nullptr};
-  const bool separate_outliers = refined && ops->vec_dot_rows_refined == nullptr;
+  const uint8_t* a = prepare_activations(*first, x, n_tokens, ws[0].cols, pool, scratch, &a_stride);
+  const bool refined = first->vec_dot_type != GgmlType::kF32 && scratch.outlier_ratio > 0.0f;
+  std::array<ManyPart, kMaxMatmulMany> parts;
+  int64_t total_rows = 0;
+  for (size_t i = 0; i < ws.size(); ++i) {
+    const WeightMatrix& w = ws[i];
+    const QuantOps* ops = quant_ops(w.type);
+    assert(ops != nullptr && ops->vec_dot != nullptr && ops->vec_dot_type == first->vec_dot_type);
+    assert(w.cols == ws[0].cols && w.cols % ops->block_elems == 0 && w.row_stride >= row_bytes(w.type, w.cols));
+    parts[i] = ManyPart{MatmulJob{ops->vec_dot, ops->vec_dot_rows, static_cast<const uint8_t*>(w.data), w.row_stride, a,
+                                  a_stride, w.cols, w.rows, n_tokens, ys[i],
+                                  refined ? ops->vec_dot_rows_refined : nullptr, refined ? &scratch.outliers : nullptr},
+                        ops, refined && ops->vec_dot_rows_refined == nullptr, total_rows};
+    total_rows += w.rows;
+  }
+  // Rows [r0, r1) of the concatenation, split at the matrices' boundaries.
   auto rows = [&](int64_t r0, int64_t r1) {
-    run_rows(job, r0, r1);
-    if (separate_outliers) add_outlier_dots(job, scratch.outliers, ops->block_bytes, ops->block_elems, r0, r1);
+    for (size_t i = 0; i < ws.size(); ++i) {
+      const ManyPart& p = parts[i];
+      const int64_t lo = std::max(r0, p.first_row) - p.first_row;
+      const int64_t hi = std::min(r1, p.first_row + p.job.rows) - p.first_row;
+      if (lo >= hi) continue;
+      run_rows(p.job, lo, hi);
+      if (p.separate_outliers)
+        add_outlier_dots(p.job, scratch.outliers, p.ops->block_bytes, p.ops->block_elems, lo, hi);
+    }
   };
   if (pool != nullptr) {
-    pool->parallel_for(0, w.rows, kRowTile, rows);
+    pool->parallel_for(0, total_rows, kRowTile, rows);
   } else {
-    rows(0, w.rows);
+    rows(0, total_rows);
   }
+}
+
+void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, ThreadPool* pool,
+            MatmulScratch& scratch) {
+  matmul_many(std::span<const WeightMatrix>(&w, 1), x, n_tokens, std::span<float* const>(&y, 1), pool, scratch);
 }
 
 void matmul_reference(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "kernels/cpu/ggml_type.h"
@@ -42,6 +43,16 @@ struct MatmulScratch {
 // K-quants). pool may be null (single-threaded).
 void matmul(const WeightMatrix& w, const float* x, int64_t n_tokens, float* y, ThreadPool* pool,
             MatmulScratch& scratch);
+
+// Several matrices applied to the same activations (q/k/v, gate/up): x is
+// quantized once and the rows of all of them are split over the pool in one
+// parallel_for (one barrier instead of one per matrix). ys[i]: [n_tokens]
+// [ws[i].rows], bit-identical to matmul(ws[i], x, ...). Preconditions: as
+// matmul's for each matrix; all have the same cols and the same
+// vec_dot_type (quant_ops(type)->vec_dot_type); at most kMaxMatmulMany.
+inline constexpr size_t kMaxMatmulMany = 4;
+void matmul_many(std::span<const WeightMatrix> ws, const float* x, int64_t n_tokens, std::span<float* const> ys,
+                 ThreadPool* pool, MatmulScratch& scratch);
 
 // Reference: each weight row dequantized to f32 and dotted in double with the
 // unquantized activations. Slow; for tests and benchmarks only.

@@ -130,9 +130,9 @@ void LlamaModel::attention_layer(std::uint32_t l, std::span<const SequenceStep> 
   grow(ws_.v, n * kv_dim);
   grow(ws_.attn, n * q_dim);
   ops_.rms_norm(ws_.x.data(), f32(lw.attn_norm), n, embd, hp.rms_eps, ws_.h.data());
-  ops_.matmul(matrix(lw.wq), ws_.h.data(), n, ws_.q.data());
-  ops_.matmul(matrix(lw.wk), ws_.h.data(), n, ws_.k.data());
-  ops_.matmul(matrix(lw.wv), ws_.h.data(), n, ws_.v.data());
+  const cpu::Matrix qkv[] = {matrix(lw.wq), matrix(lw.wk), matrix(lw.wv)};
+  float* const qkv_out[] = {ws_.q.data(), ws_.k.data(), ws_.v.data()};
+  ops_.matmul_many(qkv, ws_.h.data(), n, qkv_out);
   add_bias(ws_.q.data(), lw.bq, n, q_dim);
   add_bias(ws_.k.data(), lw.bk, n, kv_dim);
   add_bias(ws_.v.data(), lw.bv, n, kv_dim);
@@ -165,8 +165,9 @@ void LlamaModel::ffn_layer(std::uint32_t l, std::int64_t n) {
   grow(ws_.gate, n * ff);
   grow(ws_.up, n * ff);
   ops_.rms_norm(ws_.x.data(), f32(lw.ffn_norm), n, embd, hp.rms_eps, ws_.h.data());
-  ops_.matmul(matrix(lw.w_gate), ws_.h.data(), n, ws_.gate.data());
-  ops_.matmul(matrix(lw.w_up), ws_.h.data(), n, ws_.up.data());
+  const cpu::Matrix gate_up[] = {matrix(lw.w_gate), matrix(lw.w_up)};
+  float* const gate_up_out[] = {ws_.gate.data(), ws_.up.data()};
+  ops_.matmul_many(gate_up, ws_.h.data(), n, gate_up_out);
   ops_.swiglu(ws_.gate.data(), ws_.up.data(), n * ff);
   ops_.matmul(matrix(lw.w_down), ws_.gate.data(), n, ws_.h.data());
   ops_.add(ws_.x.data(), ws_.h.data(), n * embd);

@@ -22,11 +22,12 @@ Tolerances, and why:
 - The real SmolLM2 file: its hidden states carry massive outlier channels (one
   value up to ~900x the median of its 32-element block), so plain 8-bit block
   rounding (--q8-activations, what llama.cpp does) wipes out the other values
-  of such blocks: measured 0.7-16% per position, mean 2.65%: 5e-2. Hearth's
+  of such blocks: measured 0.7-11% per position, mean 2.68%: 5e-2. Hearth's
   default refines blocks whose scale exceeds 4x their row's median block
   scale with a second 8-bit block of the residual (kernels/cpu/
-  outlier_refine.h): measured mean 1.50%, worst 9.1% (AVX-512 and AVX2 give
-  the same bits; scalar 1.29%, 4.5%): 2.5e-2, which the plain rounding fails. With exact f32
+  outlier_refine.h): measured mean 1.40%, worst 5.7% (AVX-512 and AVX2 give
+  the same bits; scalar 1.29%, 4.5%; an earlier summation order gave 1.50%,
+  9.1%): 2.5e-2, which the plain rounding fails. With exact f32
   products the same code agrees with the reference to 1e-4, which shows the
   gap is the rounding alone. Token-level agreement with llama.cpp is checked
   separately (greedy parity, in llama.cpp's arithmetic).

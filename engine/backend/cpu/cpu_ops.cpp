@@ -1,5 +1,6 @@
 #include "engine/backend/cpu/cpu_ops.h"
 
+#include <array>
 #include <cassert>
 #include <cmath>
 
@@ -37,6 +38,25 @@ void CpuOps::matmul(const Matrix& w, const float* x, std::int64_t n_tokens, floa
   const auto type = static_cast<k::GgmlType>(w.type);
   const k::WeightMatrix wm{type, w.data, w.rows, w.cols, k::row_bytes(type, w.cols)};
   k::matmul(wm, x, n_tokens, y, &impl_->pool, impl_->scratch);
+}
+
+void CpuOps::matmul_many(std::span<const Matrix> ws, const float* x, std::int64_t n_tokens,
+                         std::span<float* const> ys) {
+  assert(ws.size() == ys.size() && ws.size() <= k::kMaxMatmulMany);
+  std::array<k::WeightMatrix, k::kMaxMatmulMany> wms;
+  bool shared = true;
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    const auto type = static_cast<k::GgmlType>(ws[i].type);
+    wms[i] = k::WeightMatrix{type, ws[i].data, ws[i].rows, ws[i].cols, k::row_bytes(type, ws[i].cols)};
+    shared = shared && ws[i].cols == ws[0].cols &&
+             k::quant_ops(type)->vec_dot_type == k::quant_ops(static_cast<k::GgmlType>(ws[0].type))->vec_dot_type;
+  }
+  if (shared) {
+    k::matmul_many(std::span<const k::WeightMatrix>(wms.data(), ws.size()), x, n_tokens, ys, &impl_->pool,
+                   impl_->scratch);
+    return;
+  }
+  for (std::size_t i = 0; i < ws.size(); ++i) k::matmul(wms[i], x, n_tokens, ys[i], &impl_->pool, impl_->scratch);
 }
 
 void CpuOps::get_row(const Matrix& w, std::int64_t row, float* out) {

@@ -44,6 +44,12 @@ class CpuOps {
   // y[t][r] = sum_c W[r][c] * x[t][c] for t < n_tokens. x: [n_tokens][cols], y: [n_tokens][rows].
   void matmul(const Matrix& w, const float* x, std::int64_t n_tokens, float* y);
 
+  // ys[i] = ws[i] x for matrices of the same cols (q/k/v, gate/up): one
+  // activation quantization and one pass over the thread pool when their
+  // types share an activation type, else one matmul each. Same results as
+  // separate matmul calls, bit for bit. At most 4 matrices.
+  void matmul_many(std::span<const Matrix> ws, const float* x, std::int64_t n_tokens, std::span<float* const> ys);
+
   // out[i] = dequantized row `row` of w (cols floats).
   void get_row(const Matrix& w, std::int64_t row, float* out);
 

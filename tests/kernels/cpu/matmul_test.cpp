@@ -86,6 +86,46 @@ TEST(Matmul, TracksFloatReference) {
   }
 }
 
+// Several matrices on the same activations (q/k/v, gate/up) in one call:
+// bit-identical to one matmul each, with outlier refinement on, across thread
+// counts and token counts; mixed types that share an activation type (the
+// Q4_K_M mixture's Q4_K and Q6_K) included.
+TEST(Matmul, ManyMatricesEqualOneCallEach) {
+  std::mt19937 rng(34);
+  ThreadPool pools[] = {ThreadPool(1), ThreadPool(2), ThreadPool(3)};
+  const std::vector<std::vector<GgmlType>> sets = {{GgmlType::kQ4_1, GgmlType::kQ4_1, GgmlType::kQ4_1},
+                                                   {GgmlType::kQ4_K, GgmlType::kQ4_K, GgmlType::kQ6_K},
+                                                   {GgmlType::kQ8_0, GgmlType::kQ4_0},
+                                                   {GgmlType::kF16, GgmlType::kF32}};
+  for (const auto& types : sets) {
+    const int64_t cols = 512, n_tokens = 1 + static_cast<int64_t>(rng() % 20);
+    std::vector<test::RandomMatrix> ms;
+    std::vector<WeightMatrix> ws;
+    for (GgmlType t : types) {
+      ms.push_back(test::random_matrix(rng, t, 1 + static_cast<int64_t>(rng() % 70), cols));
+      ws.push_back(ms.back().m);
+    }
+    std::vector<float> x = test::random_floats(rng, n_tokens * cols);
+    for (int64_t t = 0; t < n_tokens; ++t) x[static_cast<size_t>(t * cols + 37)] = 300.0f;  // an outlier channel
+    for (ThreadPool& pool : pools) {
+      MatmulScratch scratch;
+      std::vector<std::vector<float>> many(ws.size()), one(ws.size());
+      std::vector<float*> outs;
+      for (size_t i = 0; i < ws.size(); ++i) {
+        many[i].assign(static_cast<size_t>(n_tokens * ws[i].rows), std::nanf(""));
+        one[i].assign(many[i].size(), std::nanf(""));
+        outs.push_back(many[i].data());
+        matmul(ws[i], x.data(), n_tokens, one[i].data(), &pool, scratch);
+      }
+      matmul_many(ws, x.data(), n_tokens, outs, &pool, scratch);
+      for (size_t i = 0; i < ws.size(); ++i) {
+        EXPECT_EQ(many[i], one[i]) << quant_ops(ws[i].type)->name << " matrix " << i << ", " << pool.size()
+                                   << " threads";
+      }
+    }
+  }
+}
+
 TEST(Matmul, RowStrideLargerThanRow) {
   std::mt19937 rng(33);
   const test::RandomMatrix packed = test::random_matrix(rng, GgmlType::kQ4_1, 10, 64);
