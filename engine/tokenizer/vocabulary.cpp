@@ -208,7 +208,6 @@ void Vocabulary::init_specials() {
     const TokenType t = types_[i];
     if ((t == TokenType::kControl || t == TokenType::kUserDefined) && !data_.tokens[i].empty()) {
       specials_.push_back(static_cast<TokenId>(i));
-      special_first_bytes_.set(static_cast<unsigned char>(data_.tokens[i][0]));
     }
   }
   std::stable_sort(specials_.begin(), specials_.end(),

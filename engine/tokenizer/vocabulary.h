@@ -6,7 +6,6 @@
 #pragma once
 
 #include <array>
-#include <bitset>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -108,8 +107,6 @@ class Vocabulary {
   // Tokens matched in text before BPE/SPM (control and user-defined, non-empty
   // text), longest text first.
   std::span<const TokenId> special_tokens() const { return specials_; }
-  // Whether some special token's text starts with byte b (a fast pre-filter).
-  bool may_start_special(unsigned char b) const { return special_first_bytes_.test(b); }
   // The index of special_tokens() by text, built with the vocabulary.
   const SpecialMatcher& special_matcher() const { return *special_matcher_; }
   const PreTokenizer* pre_tokenizer() const { return pre_.get(); }  // null for SPM
@@ -133,7 +130,6 @@ class Vocabulary {
   std::unordered_map<std::uint64_t, Merge> merges_;        // key: left << 32 | right
   std::array<TokenId, 256> byte_tokens_{};                 // -1 when absent
   std::vector<TokenId> specials_;
-  std::bitset<256> special_first_bytes_;
   std::unique_ptr<const SpecialMatcher> special_matcher_;  // over specials_
   std::unique_ptr<const PreTokenizer> pre_;
 };

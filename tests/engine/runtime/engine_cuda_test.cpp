@@ -225,23 +225,13 @@ TEST(EngineCuda, BlockAccountingAfterCancelsErrorsAndPreemption) {
   SCOPED_TRACE("seed " + std::to_string(rng.seed));
   auto engine = make_engine(tiny_model_path(), tiny_options(true, tiny_kv_blocks_bytes(24)), 2, kGpu);
   ASSERT_NE(engine, nullptr);
-  std::vector<std::shared_ptr<RecordingSink>> sinks;
-  std::vector<RequestId> ids;
+  std::vector<Request> requests;
   for (int i = 0; i < 24; ++i) {
     Request r = greedy_tokens(rng.tokens(rng.between(1, 300)), rng.between(1, 30));
     if (i % 6 == 3) r = greedy_tokens({5, 999999}, 4);  // bad token id: that request's error
-    sinks.push_back(std::make_shared<RecordingSink>());
-    ids.push_back(engine->submit(r, sinks.back()));
-    if (rng.between(0, 3) == 0) engine->cancel(ids[static_cast<std::size_t>(rng.between(0, i))]);
+    requests.push_back(r);
   }
-  int errors = 0;
-  for (const auto& s : sinks) {
-    const FinishEvent f = s->wait();
-    errors += f.reason == FinishReason::kError ? 1 : 0;
-    EXPECT_EQ(f.reason == FinishReason::kError, f.error.has_value());
-  }
-  EXPECT_GE(errors, 4);
-  for (const auto& s : sinks) EXPECT_EQ(s->finish_count(), 1);
+  EXPECT_GE(submit_with_random_cancels(*engine, rng, requests).errors, 4);
   expect_idle_kv(*engine);
   EXPECT_EQ(engine->stats().requests_finished, 24);
 }

@@ -77,8 +77,7 @@ TEST(EngineSynthetic, BlockAccountingAfterSubmitsCancelsCompletionsAndErrors) {
   auto engine = make_engine(tiny_model_path(), tiny_options(true, tiny_kv_blocks_bytes(24)));
   ASSERT_NE(engine, nullptr);
   const Tokens shared = rng.tokens(20);
-  std::vector<std::shared_ptr<RecordingSink>> sinks;
-  std::vector<RequestId> ids;
+  std::vector<Request> requests;
   for (int i = 0; i < 30; ++i) {
     Request r;
     switch (i % 5) {
@@ -102,20 +101,12 @@ TEST(EngineSynthetic, BlockAccountingAfterSubmitsCancelsCompletionsAndErrors) {
         r = greedy_tokens(rng.tokens(rng.between(1, 300)), 30);
         break;  // may not fit: OOM or preemption
     }
-    sinks.push_back(std::make_shared<RecordingSink>());
-    ids.push_back(engine->submit(r, sinks.back()));
-    if (rng.between(0, 3) == 0) engine->cancel(ids[static_cast<std::size_t>(rng.between(0, i))]);
+    requests.push_back(r);
   }
-  int errors = 0;
-  for (const auto& s : sinks) {
-    const FinishEvent f = s->wait();
-    errors += f.reason == FinishReason::kError ? 1 : 0;
-    EXPECT_EQ(f.reason == FinishReason::kError, f.error.has_value());
-  }
-  EXPECT_GE(errors, 12);  // the context and token-id errors fail before any cancel can reach them
-  for (const auto& s : sinks) EXPECT_EQ(s->finish_count(), 1);
-  engine->cancel(ids[0]);  // finished: ignored
-  engine->cancel(123456);  // unknown: ignored
+  const CancelRun run = submit_with_random_cancels(*engine, rng, requests);
+  EXPECT_GE(run.errors, 12);   // the context and token-id errors fail before any cancel can reach them
+  engine->cancel(run.ids[0]);  // finished: ignored
+  engine->cancel(123456);      // unknown: ignored
   expect_idle_kv(*engine);
   EXPECT_EQ(engine->stats().requests_finished, 30);
 }

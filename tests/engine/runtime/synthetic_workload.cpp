@@ -66,4 +66,22 @@ void expect_cache_reuse_and_idle(Engine& off, Engine& on, Engine& tiny,
   expect_idle_kv(tiny);
 }
 
+CancelRun submit_with_random_cancels(Engine& engine, Rng& rng, const std::vector<Request>& requests) {
+  CancelRun run;
+  std::vector<std::shared_ptr<RecordingSink>> sinks;
+  for (const Request& r : requests) {
+    sinks.push_back(std::make_shared<RecordingSink>());
+    run.ids.push_back(engine.submit(r, sinks.back()));
+    const int last = static_cast<int>(run.ids.size()) - 1;
+    if (rng.between(0, 3) == 0) engine.cancel(run.ids[static_cast<std::size_t>(rng.between(0, last))]);
+  }
+  for (const auto& s : sinks) {
+    const FinishEvent f = s->wait();
+    run.errors += f.reason == FinishReason::kError ? 1 : 0;
+    EXPECT_EQ(f.reason == FinishReason::kError, f.error.has_value());
+  }
+  for (const auto& s : sinks) EXPECT_EQ(s->finish_count(), 1);
+  return run;
+}
+
 }  // namespace hearth::testing

@@ -43,6 +43,16 @@ std::size_t tiny_kv_blocks_bytes(int blocks);
 void expect_cache_reuse_and_idle(Engine& off, Engine& on, Engine& tiny,
                                  const std::vector<std::vector<Outcome>>& cached);
 
+// Submits the requests in order, cancelling a random earlier one after about
+// one submit in four, waits for every finish and checks each request finished
+// exactly once with an error exactly when its reason says so. Returns the ids
+// and the number that ended in an error.
+struct CancelRun {
+  std::vector<RequestId> ids;
+  int errors = 0;
+};
+CancelRun submit_with_random_cancels(Engine& engine, Rng& rng, const std::vector<Request>& requests);
+
 std::vector<std::vector<Outcome>> run_conversations(Engine& engine, Rng& rng_copy, int conversations, int turns,
                                                     bool together);
 
