@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "kernels/cpu/dot_panel.h"
 #include "kernels/cpu/ggml_type.h"
 #include "kernels/cpu/outlier_refine.h"
 #include "kernels/cpu/thread_pool.h"
@@ -30,6 +31,12 @@ struct WeightMatrix {
 struct MatmulScratch {
   std::vector<uint8_t> activations;  // [n_tokens][row_bytes(vec_dot_type, cols)]
   OutlierBlocks outliers;            // refined blocks of those rows
+  // Activation panels (dot_panel.h) for the 32-element weight types' lane
+  // kernels: one per chunk of 8 tokens, or one of the single token.
+  std::vector<float> panel_floats;   // per chunk: d, s, lo_d, lo_s
+  std::vector<int32_t> panel_sums;   // per chunk: sum, lo_sum
+  std::vector<uint8_t> panel_codes;  // per chunk of 8: q, lo_q
+  std::vector<DotPanel> panels;
   // Outlier refinement of the 8-bit activation blocks (outlier_refine.h):
   // blocks whose scale exceeds this many times their row's median block scale
   // get a second, finer block. 0: plain 8-bit blocks, llama.cpp's arithmetic.

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/dot_panel.h"
 #include "kernels/cpu/ggml_type.h"
 
 namespace hearth::kernels {
@@ -30,6 +31,12 @@ using VecDotRowsFn = void (*)(int64_t n, const void* w, const void* a, size_t a_
 using VecDotRowsRefinedFn = void (*)(int64_t n, const void* w, const void* a, size_t a_stride, const void* lo,
                                      size_t lo_stride, const uint8_t* mask, int n_a, float* out);
 
+// The lane kernels of the 32-element block types (simd/legacy.inc): the
+// dots of w with the p.lanes == 8 panel's rows 0..n_a-1 (1 <= n_a <= 8), or
+// with the p.lanes == 1 panel's one row (n_a = 1); refined where p.lo is
+// set. out[j] is bit-identical to vec_dot_rows(_refined) of the same level.
+using VecDotPanelFn = void (*)(int64_t n, const void* w, const DotPanel& p, int n_a, float* out);
+
 // Most activation rows per vec_dot_rows call (the AVX2 build runs them as two
 // passes of 4: its 16 vector registers hold the accumulators of 4 rows).
 constexpr int kMaxDotRows = 8;
@@ -47,6 +54,8 @@ struct QuantOps {
   // The 32-element block types only (null for the float and K types: the
   // matmul adds their residual dots per block).
   VecDotRowsRefinedFn vec_dot_rows_refined;
+  // The 32-element block types at the SIMD levels only (null elsewhere).
+  VecDotPanelFn vec_dot_panel;
 };
 
 // The table for `type` at this CPU's level; nullptr for an unsupported type.

@@ -6,12 +6,17 @@
 // its out[j] is bit-identical to the one-row dot of the same namespace.
 // *_rows_refined (the 32-element block types) also adds, for row j, the dots
 // of the weight blocks with its residual blocks (VecDotRowsRefinedFn).
+// *_panel (the 32-element block types, SIMD levels): the same dots from a
+// prepared DotPanel (VecDotPanelFn); the SIMD levels' vec_dot, *_rows and
+// *_rows_refined of those types build panels themselves and give the same bits.
 //
 // Declarations only: the SIMD translation units include this header.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include "kernels/cpu/dot_panel.h"
 
 namespace hearth::kernels {
 
@@ -48,6 +53,11 @@ namespace hearth::kernels {
                                       size_t lo_stride, const uint8_t* mask, int n_a, float* out);              \
   void vec_dot_q8_0_q8_0_rows_refined(int64_t n, const void* w, const void* a, size_t a_stride, const void* lo, \
                                       size_t lo_stride, const uint8_t* mask, int n_a, float* out);              \
+  void vec_dot_q4_0_q8_0_panel(int64_t n, const void* w, const DotPanel& p, int n_a, float* out);               \
+  void vec_dot_q4_1_q8_1_panel(int64_t n, const void* w, const DotPanel& p, int n_a, float* out);               \
+  void vec_dot_q5_0_q8_0_panel(int64_t n, const void* w, const DotPanel& p, int n_a, float* out);               \
+  void vec_dot_q5_1_q8_1_panel(int64_t n, const void* w, const DotPanel& p, int n_a, float* out);               \
+  void vec_dot_q8_0_q8_0_panel(int64_t n, const void* w, const DotPanel& p, int n_a, float* out);               \
   void quantize_row_q8_0(const float* src, void* dst, int64_t n);                                               \
   void quantize_row_q8_1(const float* src, void* dst, int64_t n);                                               \
   void quantize_row_q8_k(const float* src, void* dst, int64_t n);
