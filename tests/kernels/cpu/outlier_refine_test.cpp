@@ -140,7 +140,9 @@ TEST(OutlierRefine, RefinedMatmulDoesNotDependOnBatchingOrThreads) {
   std::mt19937 rng(43);
   ThreadPool pools[] = {ThreadPool(1), ThreadPool(2), ThreadPool(3)};
   for (GgmlType type : kQuantTypes) {
-    const int64_t rows = 37, cols = 2 * std::max<int64_t>(unit_of(type), 128), n_tokens = 11;
+    // K types: 2 blocks; 32-element types: 19 blocks (two 8-block groups of
+    // the lane kernels and a partial one).
+    const int64_t rows = 37, cols = unit_of(type) == 32 ? 19 * 32 : 2 * unit_of(type), n_tokens = 11;
     const test::RandomMatrix w = test::random_matrix(rng, type, rows, cols);
     const std::vector<float> x = outlier_rows(rng, n_tokens, cols);
     MatmulScratch scratch;
@@ -165,11 +167,12 @@ TEST(OutlierRefine, RefinedDotsAreBitIdenticalPerRowAndAddTheFlaggedBlocks) {
   std::mt19937 rng(44);
   const GgmlType kLegacy[] = {GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1, GgmlType::kQ8_0};
   for (CpuLevel level : test::runnable_levels()) {
-    for (GgmlType type : kLegacy) {
+    for (int trial = 0; trial < 24; ++trial) {
+      const GgmlType type = kLegacy[trial % 5];
       const QuantOps& ops = *quant_ops(type, level);
       const QuantOps& act = *quant_ops(ops.vec_dot_type, level);
       ASSERT_NE(ops.vec_dot_rows_refined, nullptr) << ops.name;
-      const int64_t nb = 1 + static_cast<int64_t>(rng() % 20), cols = 32 * nb;
+      const int64_t nb = 1 + static_cast<int64_t>(rng() % 70), cols = 32 * nb;
       const test::RandomMatrix w = test::random_matrix(rng, type, 1, cols);
       const size_t stride = row_bytes(act.type, cols);
       std::vector<uint8_t> a(stride * kMaxDotRows), lo(stride * kMaxDotRows);

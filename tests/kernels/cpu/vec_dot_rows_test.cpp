@@ -24,12 +24,16 @@ const GgmlType kTypes[] = {GgmlType::kF32,  GgmlType::kF16,  GgmlType::kBF16, Gg
                            GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1, GgmlType::kQ8_0,
                            GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K};
 
-// Row lengths in elements: 1, 2, 3 and 5 blocks, then random counts up to 24
-// (float types: random lengths, most not a multiple of 8 or 16).
+// Row lengths in elements: fixed block counts (every remainder mod 8 of the
+// lane kernels' 8-block groups, whole groups, and more than their 32-block
+// stack segments), then random counts up to 80 (float types: random lengths,
+// most not a multiple of 8 or 16).
+constexpr int kFixedLengths = 10;
+
 int64_t pick_length(std::mt19937& rng, const QuantOps& ops, int trial) {
   if (ops.block_elems == 1) return 1 + static_cast<int64_t>(rng() % 700);
-  const int64_t fixed[] = {1, 2, 3, 5};
-  const int64_t blocks = trial < 4 ? fixed[trial] : 1 + static_cast<int64_t>(rng() % 24);
+  const int64_t fixed[kFixedLengths] = {1, 2, 3, 5, 8, 15, 16, 33, 64, 71};
+  const int64_t blocks = trial < kFixedLengths ? fixed[trial] : 1 + static_cast<int64_t>(rng() % 80);
   return ops.block_elems * blocks;
 }
 
@@ -98,7 +102,7 @@ TEST(VecDotRows, EveryTypeLevelAndRowCountIsBitIdenticalToVecDot) {
     for (CpuLevel level : test::runnable_levels()) {
       const QuantOps& ops = *quant_ops(type, level);
       ASSERT_NE(ops.vec_dot_rows, nullptr) << ops.name;
-      for (int trial = 0; trial < 12; ++trial) {
+      for (int trial = 0; trial < kFixedLengths + 6; ++trial) {
         const int64_t n = pick_length(rng, ops, trial);
         std::vector<uint8_t> w(row_bytes(type, n));
         ops.quantize_row(test::random_floats(rng, n).data(), w.data(), n);
@@ -132,9 +136,13 @@ TEST(VecDotRows, MatmulOfABatchEqualsEachTokenAlone) {
   ThreadPool pool(2);
   for (GgmlType type : kTypes) {
     const QuantOps& ops = *quant_ops(type);
-    for (int trial = 0; trial < 3; ++trial) {
+    for (int trial = 0; trial < 5; ++trial) {
       const int64_t rows = 1 + static_cast<int64_t>(rng() % 70);
-      const int64_t cols = (ops.block_elems == 1 ? 32 : ops.block_elems) * (1 + static_cast<int64_t>(rng() % 4));
+      // Up to 4 blocks, or up to 40 for the 32-element types (their lane
+      // kernels work in groups of 8 blocks).
+      const int64_t max_blocks = ops.block_elems == 32 ? 40 : 4;
+      const int64_t cols =
+          (ops.block_elems == 1 ? 32 : ops.block_elems) * (1 + static_cast<int64_t>(rng() % max_blocks));
       const int64_t n_tokens = 2 + static_cast<int64_t>(rng() % 40);
       std::vector<uint8_t> wbytes(row_bytes(type, cols) * static_cast<size_t>(rows));
       for (int64_t r = 0; r < rows; ++r) {
