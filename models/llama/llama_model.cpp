@@ -103,18 +103,21 @@ Result<void> LlamaModel::forward(std::span<const SequenceStep> steps, std::span<
     layer_ms_[l] = std::chrono::duration<double, std::milli>(t1 - t0).count();
     t0 = t1;
   }
-  // Logits of each sequence's last token (or all its tokens) only.
-  float* out = logits.data();
+  // Logits of each sequence's last token (or all its tokens) only: those
+  // rows are normed into h in step order, then one matmul reads the output
+  // matrix once for all of them (the logits' layout is that order).
+  std::int64_t wanted = 0;
   row = 0;
   for (const auto& s : steps) {
     const auto count = static_cast<std::int64_t>(s.tokens.size());
     row += count;
     if (!s.want_logits) continue;
     const std::int64_t rows = s.all_logits ? count : 1;
-    ops_.rms_norm(ws_.x.data() + (row - rows) * embd, f32(w_.output_norm), rows, embd, hp.rms_eps, ws_.h.data());
-    ops_.matmul(matrix(w_.output), ws_.h.data(), rows, out);
-    out += rows * hp.n_vocab;
+    ops_.rms_norm(ws_.x.data() + (row - rows) * embd, f32(w_.output_norm), rows, embd, hp.rms_eps,
+                  ws_.h.data() + wanted * embd);
+    wanted += rows;
   }
+  if (wanted > 0) ops_.matmul(matrix(w_.output), ws_.h.data(), wanted, logits.data());
   return {};
 }
 
