@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "kernels/cpu/thread_pool.h"
 
@@ -42,6 +43,24 @@ inline constexpr int kMaxAttnBlockSize = 256;
 void paged_attention(const float* q, const int32_t* positions, int64_t n_tokens, const PagedKv& kv,
                      const int32_t* block_table, int64_t n_table, const AttentionParams& params, float* out,
                      ThreadPool* pool);
+
+// One sequence of a paged_attention_batch call: the arguments of
+// paged_attention that differ between sequences.
+struct AttentionSeq {
+  const float* q = nullptr;
+  const int32_t* positions = nullptr;
+  int64_t n_tokens = 0;
+  const int32_t* block_table = nullptr;
+  int64_t n_table = 0;
+  float* out = nullptr;
+};
+
+// paged_attention of several sequences in one parallel pass over the pool
+// (one barrier instead of one per sequence; the tasks of all sequences
+// balance each other). Each sequence's output is bit-identical to its own
+// paged_attention call.
+void paged_attention_batch(std::span<const AttentionSeq> seqs, const PagedKv& kv, const AttentionParams& params,
+                           ThreadPool* pool);
 
 // Reference: plain softmax over contiguous F32 K/V [n_ctx][n_kv_heads][head_dim]
 // (position p at row p), in double. For tests.

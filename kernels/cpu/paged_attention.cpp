@@ -297,42 +297,76 @@ void attend_tile(const Job& job, int g, int64_t r0, int64_t r1) {
 }
 
 // Rows per task: enough tasks to balance the pool (causal rows differ in
-// cost), few enough rows to share each converted block widely.
-int64_t rows_per_tile(int64_t rows_per_kv, int n_kv_heads, int n_threads) {
+// cost), few enough rows to share each converted block widely. want_tasks:
+// the tasks this sequence should make (its share of 4 per thread). A row's
+// result does not depend on its tile (each row walks the same keys, block by
+// block, whatever the tile's range), so tiling is free to vary.
+int64_t rows_per_tile(int64_t rows_per_kv, int n_kv_heads, int64_t want_tasks) {
   constexpr int64_t kMaxTileRows = 32;
-  const int64_t want_tasks = 4 * static_cast<int64_t>(n_threads);
   const int64_t rows = (rows_per_kv * n_kv_heads + want_tasks - 1) / want_tasks;
   return std::clamp<int64_t>(rows, 1, kMaxTileRows);
 }
 
+// A sequence's tiling: tile rows, tiles per KV head, and its first task.
+struct SeqTiles {
+  int64_t tile = 1;
+  int64_t n_tiles = 0;
+  int64_t first_task = 0;
+};
+
 }  // namespace
 
-void paged_attention(const float* q, const int32_t* positions, int64_t n_tokens, const PagedKv& kv,
-                     const int32_t* block_table, int64_t n_table, const AttentionParams& params, float* out,
-                     ThreadPool* pool) {
+void paged_attention_batch(std::span<const AttentionSeq> seqs, const PagedKv& kv, const AttentionParams& params,
+                           ThreadPool* pool) {
   assert(kv.head_dim > 0 && kv.head_dim <= kMaxAttnHeadDim);
   assert(kv.block_size > 0 && kv.block_size <= kMaxAttnBlockSize);
   assert(kv.n_kv_heads > 0 && params.n_heads % kv.n_kv_heads == 0);
-  for (int64_t t = 0; t < n_tokens; ++t) assert(positions[t] >= 0 && positions[t] < n_table * kv.block_size);
-  (void)n_table;
+  if (seqs.empty()) return;
   const int group = params.n_heads / kv.n_kv_heads;
-  const Job job{q, positions, &kv, block_table, &params, out, &tile_ops(), group};
-  const int64_t rows_per_kv = n_tokens * group;
-  const int64_t tile = rows_per_tile(rows_per_kv, kv.n_kv_heads, pool != nullptr ? pool->size() : 1);
-  const int64_t n_tiles = (rows_per_kv + tile - 1) / tile;
+  const int64_t threads = pool != nullptr ? pool->size() : 1;
+  const auto n_seqs = static_cast<int64_t>(seqs.size());
+  const int64_t want_tasks = std::max<int64_t>(1, (4 * threads + n_seqs - 1) / n_seqs);
+  // Tiles of every sequence, in a small buffer reused by the calling thread.
+  thread_local std::vector<SeqTiles> tiles;
+  tiles.resize(seqs.size());
+  int64_t tasks = 0;
+  for (size_t s = 0; s < seqs.size(); ++s) {
+    for (int64_t t = 0; t < seqs[s].n_tokens; ++t) {
+      assert(seqs[s].positions[t] >= 0 && seqs[s].positions[t] < seqs[s].n_table * kv.block_size);
+    }
+    const int64_t rows_per_kv = seqs[s].n_tokens * group;
+    SeqTiles& st = tiles[s];
+    st.tile = rows_per_tile(rows_per_kv, kv.n_kv_heads, want_tasks);
+    st.n_tiles = (rows_per_kv + st.tile - 1) / st.tile;
+    st.first_task = tasks;
+    tasks += st.n_tiles * kv.n_kv_heads;
+  }
+  const TileOps& ops = tile_ops();
+  const SeqTiles* t = tiles.data();
   auto run = [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {  // last tiles first: later tokens see more keys
-      const int g = static_cast<int>(i % kv.n_kv_heads);
-      const int64_t r0 = (n_tiles - 1 - i / kv.n_kv_heads) * tile;
-      attend_tile(job, g, r0, std::min(r0 + tile, rows_per_kv));
+    size_t s = 0;
+    for (int64_t i = i0; i < i1; ++i) {
+      while (i >= t[s].first_task + t[s].n_tiles * kv.n_kv_heads) ++s;
+      const AttentionSeq& seq = seqs[s];
+      const Job job{seq.q, seq.positions, &kv, seq.block_table, &params, seq.out, &ops, group};
+      const int64_t k = i - t[s].first_task;
+      const int g = static_cast<int>(k % kv.n_kv_heads);
+      const int64_t r0 = (t[s].n_tiles - 1 - k / kv.n_kv_heads) * t[s].tile;  // last tiles first: they see more keys
+      attend_tile(job, g, r0, std::min(r0 + t[s].tile, seq.n_tokens * group));
     }
   };
-  const int64_t tasks = n_tiles * kv.n_kv_heads;
   if (pool != nullptr) {
     pool->parallel_for(0, tasks, 1, run);
   } else {
     run(0, tasks);
   }
+}
+
+void paged_attention(const float* q, const int32_t* positions, int64_t n_tokens, const PagedKv& kv,
+                     const int32_t* block_table, int64_t n_table, const AttentionParams& params, float* out,
+                     ThreadPool* pool) {
+  const AttentionSeq seq{q, positions, n_tokens, block_table, n_table, out};
+  paged_attention_batch(std::span<const AttentionSeq>(&seq, 1), kv, params, pool);
 }
 
 void attention_reference(const float* q, const int32_t* positions, int64_t n_tokens, const float* k, const float* v,

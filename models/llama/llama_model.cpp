@@ -33,7 +33,8 @@ void add_bias(float* x, const WeightRef& bias, std::int64_t n_tokens, std::int64
 std::size_t LlamaModel::Workspace::bytes() const {
   const std::size_t floats = x.capacity() + h.capacity() + q.capacity() + k.capacity() + v.capacity() +
                              attn.capacity() + gate.capacity() + up.capacity();
-  return floats * sizeof(float) + positions.capacity() * sizeof(std::int32_t);
+  return floats * sizeof(float) + positions.capacity() * sizeof(std::int32_t) +
+         attention.capacity() * sizeof(cpu::CpuOps::AttentionSeq);
 }
 
 Result<std::unique_ptr<LlamaModel>> LlamaModel::load(std::unique_ptr<gguf::GgufFile> file,
@@ -150,13 +151,15 @@ void LlamaModel::attention_layer(std::uint32_t l, std::span<const SequenceStep> 
   const cpu::PagedKv kv{k_cache_.data() + l * layer_elems, v_cache_.data() + l * layer_elems, kv_layout_.block_size,
                         hp.n_head_kv, hp.head_dim};
   row = 0;
+  ws_.attention.clear();
   for (const auto& s : steps) {
     const auto count = static_cast<std::int64_t>(s.tokens.size());
     ops_.store_kv(kv, s.block_table, s.start_pos, ws_.k.data() + row * kv_dim, ws_.v.data() + row * kv_dim, count);
-    ops_.attention(kv, s.block_table, s.start_pos, ws_.q.data() + row * q_dim, count, hp.n_head,
-                   ws_.attn.data() + row * q_dim);
+    ws_.attention.push_back(cpu::CpuOps::AttentionSeq{s.block_table, s.start_pos, ws_.q.data() + row * q_dim, count,
+                                                      ws_.attn.data() + row * q_dim});
     row += count;
   }
+  ops_.attention(kv, ws_.attention, hp.n_head);
   ops_.matmul(matrix(lw.wo), ws_.attn.data(), n, ws_.h.data());
   ops_.add(ws_.x.data(), ws_.h.data(), n * embd);
 }

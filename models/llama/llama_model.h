@@ -43,6 +43,7 @@ class LlamaModel final : public Model {
   struct Workspace {
     std::vector<float> x, h, q, k, v, attn, gate, up;  // [n_tokens][width]
     std::vector<std::int32_t> positions;               // [n_tokens]
+    std::vector<cpu::CpuOps::AttentionSeq> attention;  // [n_sequences] of the step
     std::size_t bytes() const;
   };
 

@@ -25,6 +25,7 @@ struct CpuOps::Impl {
   k::ThreadPool pool;
   k::MatmulScratch scratch;
   std::vector<std::int32_t> positions;
+  std::vector<k::AttentionSeq> attention_seqs;
 };
 
 CpuOps::CpuOps(int n_threads, bool refine_outliers) : impl_(std::make_unique<Impl>(n_threads, refine_outliers)) {}
@@ -102,18 +103,28 @@ void CpuOps::store_kv(const PagedKv& kv, std::span<const std::int32_t> block_tab
   }
 }
 
-void CpuOps::attention(const PagedKv& kv, std::span<const std::int32_t> block_table, std::int32_t start_pos,
-                       const float* q, std::int64_t n_tokens, std::int64_t n_heads, float* out) {
+void CpuOps::attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, std::int64_t n_heads) {
   auto& positions = impl_->positions;
-  positions.resize(static_cast<std::size_t>(n_tokens));
-  for (std::int64_t t = 0; t < n_tokens; ++t) positions[t] = start_pos + static_cast<std::int32_t>(t);
+  auto& batch = impl_->attention_seqs;
+  std::size_t total = 0;
+  for (const AttentionSeq& s : seqs) total += static_cast<std::size_t>(s.n_tokens);
+  positions.resize(total);
+  batch.resize(seqs.size());
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < seqs.size(); ++i) {
+    const AttentionSeq& s = seqs[i];
+    for (std::int64_t t = 0; t < s.n_tokens; ++t) positions[at + t] = s.start_pos + static_cast<std::int32_t>(t);
+    batch[i] = k::AttentionSeq{
+        s.q,  positions.data() + at, s.n_tokens, s.block_table.data(), static_cast<std::int64_t>(s.block_table.size()),
+        s.out};
+    at += static_cast<std::size_t>(s.n_tokens);
+  }
   const k::PagedKv pk{
       kv.k, kv.v, k::KvDtype::kF16, kv.block_size, static_cast<int>(kv.n_kv_heads), static_cast<int>(kv.head_dim)};
   k::AttentionParams params;
   params.n_heads = static_cast<int>(n_heads);
   params.scale = 1.0f / std::sqrt(static_cast<float>(kv.head_dim));
-  k::paged_attention(q, positions.data(), n_tokens, pk, block_table.data(),
-                     static_cast<std::int64_t>(block_table.size()), params, out, &impl_->pool);
+  k::paged_attention_batch(batch, pk, params, &impl_->pool);
 }
 
 }  // namespace hearth::cpu

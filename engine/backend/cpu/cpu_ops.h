@@ -71,11 +71,21 @@ class CpuOps {
   void store_kv(const PagedKv& kv, std::span<const std::int32_t> block_table, std::int32_t start_pos, const float* k,
                 const float* v, std::int64_t n_tokens);
 
-  // Causal grouped-query attention of n_tokens queries at positions
-  // start_pos.. over positions 0..(own position) of the paged K/V.
-  // q, out: [n_tokens][n_heads][head_dim]; n_heads a multiple of n_kv_heads.
-  void attention(const PagedKv& kv, std::span<const std::int32_t> block_table, std::int32_t start_pos, const float* q,
-                 std::int64_t n_tokens, std::int64_t n_heads, float* out);
+  // One sequence of an attention call: n_tokens queries at positions
+  // start_pos.., q and out: [n_tokens][n_heads][head_dim].
+  struct AttentionSeq {
+    std::span<const std::int32_t> block_table;
+    std::int32_t start_pos = 0;
+    const float* q = nullptr;
+    std::int64_t n_tokens = 0;
+    float* out = nullptr;
+  };
+
+  // Causal grouped-query attention of each sequence's queries over positions
+  // 0..(own position) of its paged K/V, all sequences in one pass over the
+  // thread pool (a sequence's output does not depend on the others).
+  // n_heads: a multiple of n_kv_heads.
+  void attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, std::int64_t n_heads);
 
  private:
   struct Impl;  // the thread pool and scratch buffers
