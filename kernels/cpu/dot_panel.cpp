@@ -1,6 +1,7 @@
 #include "kernels/cpu/dot_panel.h"
 
 #include <cassert>
+#include <cstring>
 
 #include "kernels/cpu/fp16.h"
 #include "kernels/cpu/quant_blocks.h"
@@ -85,9 +86,12 @@ void put_codes(const int8_t* qs, int lane, uint8_t* block) {
   const int h = lane / 4, u = lane % 4;
   for (int j = 0; j < 4; ++j) {
     uint8_t* v = block + (2 * j + h) * 32;
-    for (int k = 0; k < 4; ++k) {
-      v[4 * u + k] = qs != nullptr ? static_cast<uint8_t>(qs[4 * j + k]) : 0;
-      v[16 + 4 * u + k] = qs != nullptr ? static_cast<uint8_t>(qs[16 + 4 * j + k]) : 0;
+    if (qs != nullptr) {
+      std::memcpy(v + 4 * u, qs + 4 * j, 4);
+      std::memcpy(v + 16 + 4 * u, qs + 16 + 4 * j, 4);
+    } else {
+      std::memset(v + 4 * u, 0, 4);
+      std::memset(v + 16 + 4 * u, 0, 4);
     }
   }
 }
