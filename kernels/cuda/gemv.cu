@@ -4,55 +4,299 @@
 namespace hearth::kernels::cuda {
 namespace {
 
-constexpr int kGemvWarps = 4;  // rows per thread block, one warp per row
+// Work split: a thread block of 4 warps computes R rows. Lane l of warp w
+// takes the 4 consecutive elements 4 (l % 8) .. 4 (l % 8) + 3 of the units
+// u = 4 w + l / 8 + 16 k, k = 0, 1, ... (a unit is 32 elements). So 8 lanes
+// cover one unit and a block step covers 16 consecutive units: its
+// activation loads are 2 KB contiguous per token (coalesced, each used for R
+// rows), its weight loads the 16 units' bytes of each row. Each warp reduces
+// its partial dots per (row, token), then the 4 warps' sums are added in a
+// fixed order.
+//
+// Per unit, a lane dots the 4 weight codes (small integers, exact in f32)
+// with its 4 activations and applies the unit's scale and offset once (see
+// Quad), instead of dequantizing each element: about half the instructions
+// per weight, which is what bounds this kernel on Hopper.
+//
+// A row's arithmetic (which lanes take which elements, the order of its fmas,
+// the reduction tree) depends neither on R nor on the token count: a token's
+// output is the same whichever batch it is in.
+constexpr int kWarpsPerBlock = 4;
+constexpr int kQuad = 4;
+constexpr int kUnitsPerStep = 4 * kWarpsPerBlock;
+static_assert(kWarpsPerBlock == 4, "the final sum adds 4 warps' partials");
 
-// One warp per output row: lane l takes units l, l + 32, ... of the row, so a
-// warp's loads of one step cover 32 consecutive units (coalesced), and the
-// activations are reused by every row through L1/L2. The partial dots meet in
-// a shuffle reduction.
+// A 32-bit word at p: one load where p is 4-byte aligned (uniform across a
+// warp for the K-quants, whose blocks are multiples of 4 bytes), else two.
+__device__ __forceinline__ uint32_t load_u32_any(const uint8_t* p) {
+  if ((reinterpret_cast<uintptr_t>(p) & 3u) == 0) return __ldg(reinterpret_cast<const uint32_t*>(p));
+  return load_u32_a2(p);
+}
+
+// Quad<T>::load(row, u, m, v, &scale, &offset): the elements 32 u + 4 m + i
+// (i < 4, m < 8) of the row are scale * v[i] + offset, with v[i] small
+// integers (exact in f32): the kernel dots v with the activations and applies
+// scale and offset once per unit (Q4_0: d (q - 8) = d q - 8 d). kOffset false:
+// no offset; the float types (kFactored false) give the elements in v.
 template <GgmlType T>
-__global__ void __launch_bounds__(kGemvWarps* kWarp)
+struct Quad;
+
+// Byte k of w as a float, exactly: the bit pattern 2^23 + byte minus 2^23
+// (a byte permute and an add; no int-to-float conversion, which runs at a
+// quarter of the FMA rate).
+__device__ __forceinline__ float byte_float(uint32_t w, int k) {
+  return __int_as_float(static_cast<int>(__byte_perm(w, 0x4b000000u, 0x7650u + static_cast<unsigned>(k)))) - 8388608.0f;
+}
+
+// The 4 low bits of each byte of (q >> shift), with bit 4 of byte i set from
+// bit i of the 4-bit value five.
+__device__ __forceinline__ uint32_t nibbles(uint32_t q, int shift, uint32_t five) {
+  const uint32_t spread = ((five & 15u) * 0x00204081u) & 0x01010101u;  // bit i -> bit 8 i
+  return ((q >> shift) & 0x0f0f0f0fu) | (spread << 4);
+}
+
+template <bool kOff>
+struct Factored {
+  static constexpr bool kFactored = true;
+  static constexpr bool kOffset = kOff;
+};
+
+struct Direct {
+  static constexpr bool kFactored = false;
+};
+
+template <>
+struct Quad<GgmlType::kF32> : Direct {
+  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float*, float*) {
+    const float4 x = __ldg(reinterpret_cast<const float4*>(row) + 8 * u + m);
+    v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+  }
+};
+
+template <bool kBf16>
+__device__ __forceinline__ void load_half_quad(const uint8_t* row, int64_t u, int m, float (&v)[kQuad]) {
+  const uint2 x = __ldg(reinterpret_cast<const uint2*>(row) + 8 * u + m);
+  const uint16_t h[4] = {static_cast<uint16_t>(x.x & 0xffffu), static_cast<uint16_t>(x.x >> 16),
+                         static_cast<uint16_t>(x.y & 0xffffu), static_cast<uint16_t>(x.y >> 16)};
+#pragma unroll
+  for (int i = 0; i < kQuad; ++i) v[i] = kBf16 ? bf16_bits_to_float(h[i]) : half_bits_to_float(h[i]);
+}
+
+template <>
+struct Quad<GgmlType::kF16> : Direct {
+  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float*, float*) {
+    load_half_quad<false>(row, u, m, v);
+  }
+};
+
+template <>
+struct Quad<GgmlType::kBF16> : Direct {
+  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float*, float*) {
+    load_half_quad<true>(row, u, m, v);
+  }
+};
+
+// Legacy 4/5-bit blocks: elements 4m..4m+3 are the low nibbles of qs[4m..]
+// (m < 4) or the high nibbles of qs[4(m-4)..]; the 5th bit of element e is
+// bit e of qh.
+__device__ __forceinline__ void legacy_codes(const uint8_t* qs, uint32_t qh, int m, float (&v)[kQuad]) {
+  const uint32_t q = nibbles(load_u32_a2(qs + 4 * (m % 4)), 4 * (m / 4), qh >> (4 * m));
+#pragma unroll
+  for (int i = 0; i < kQuad; ++i) v[i] = byte_float(q, i);
+}
+
+template <>
+struct Quad<GgmlType::kQ4_0> : Factored<true> {
+  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float* sc,
+                                              float* off) {
+    const auto* b = reinterpret_cast<const BlockQ4_0*>(row) + u;
+    *sc = half_bits_to_float(__ldg(&b->d));
+    *off = -8.0f * *sc;
+    legacy_codes(b->qs, 0u, m, v);
+  }
+};
+
+template <>
+struct Quad<GgmlType::kQ4_1> : Factored<true> {
+  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float* sc,
+                                              float* off) {
+    const auto* b = reinterpret_cast<const BlockQ4_1*>(row) + u;
+    const uint32_t dm = load_u32_a2(reinterpret_cast<const uint8_t*>(b));
+    *sc = half_bits_to_float(static_cast<uint16_t>(dm & 0xffffu));
+    *off = half_bits_to_float(static_cast<uint16_t>(dm >> 16));
+    legacy_codes(b->qs, 0u, m, v);
+  }
+};
+
+template <>
+struct Quad<GgmlType::kQ5_0> : Factored<true> {
+  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float* sc,
+                                              float* off) {
+    const auto* b = reinterpret_cast<const BlockQ5_0*>(row) + u;
+    *sc = half_bits_to_float(__ldg(&b->d));
+    *off = -16.0f * *sc;
+    legacy_codes(b->qs, load_u32_a2(b->qh), m, v);
+  }
+};
+
+template <>
+struct Quad<GgmlType::kQ5_1> : Factored<true> {
+  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float* sc,
+                                              float* off) {
+    const auto* b = reinterpret_cast<const BlockQ5_1*>(row) + u;
+    const uint32_t dm = load_u32_a2(reinterpret_cast<const uint8_t*>(b));
+    *sc = half_bits_to_float(static_cast<uint16_t>(dm & 0xffffu));
+    *off = half_bits_to_float(static_cast<uint16_t>(dm >> 16));
+    legacy_codes(b->qs, load_u32_a2(b->qh), m, v);
+  }
+};
+
+template <>
+struct Quad<GgmlType::kQ8_0> : Factored<false> {
+  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float* sc,
+                                              float*) {
+    const auto* b = reinterpret_cast<const BlockQ8_0*>(row) + u;
+    *sc = half_bits_to_float(__ldg(&b->d));
+    // Signed bytes + 128 are 0..255: 2^23 + q + 128 minus (2^23 + 128).
+    const uint32_t q = load_u32_a2(reinterpret_cast<const uint8_t*>(b->qs) + 4 * m) ^ 0x80808080u;
+#pragma unroll
+    for (int i = 0; i < kQuad; ++i) {
+      v[i] = __int_as_float(static_cast<int>(__byte_perm(q, 0x4b000000u, 0x7650u + static_cast<unsigned>(i)))) -
+             8388736.0f;
+    }
+  }
+};
+
+// Q4_K / Q5_K: unit j of a super-block is its sub-block j, element l of it
+// d sc_j q - dmin m_j with q nibble j & 1 of qs[32 (j / 2) + l] (5th bit,
+// Q5_K: bit j of qh[l]); sc_j and m_j 6-bit, packed as k_scale_min_dev reads
+// them.
+template <bool kFiveBit, typename Block>
+__device__ __forceinline__ void k_quant_quad(const Block* b, int j, int m, float (&v)[kQuad], float* sc, float* off) {
+  const auto* base = reinterpret_cast<const uint8_t*>(b);
+  const uint32_t dd = load_u32_any(base);  // d, dmin
+  const uint32_t s0 = load_u32_any(b->scales), s1 = load_u32_any(b->scales + 4), s2 = load_u32_any(b->scales + 8);
+  uint32_t isc = 0, imn = 0;
+  if (j < 4) {
+    isc = byte_of(s0, j) & 63u;
+    imn = byte_of(s1, j) & 63u;
+  } else {
+    isc = (byte_of(s2, j - 4) & 15u) | ((byte_of(s0, j - 4) >> 6) << 4);
+    imn = (byte_of(s2, j - 4) >> 4) | ((byte_of(s1, j - 4) >> 6) << 4);
+  }
+  *sc = __fmul_rn(half_bits_to_float(static_cast<uint16_t>(dd & 0xffffu)), static_cast<float>(isc));
+  *off = -__fmul_rn(half_bits_to_float(static_cast<uint16_t>(dd >> 16)), static_cast<float>(imn));
+  uint32_t q = (load_u32_any(b->qs + 32 * (j / 2) + 4 * m) >> (4 * (j & 1))) & 0x0f0f0f0fu;
+  if constexpr (kFiveBit) q |= ((load_u32_any(b->qh + 4 * m) >> j) & 0x01010101u) << 4;
+#pragma unroll
+  for (int i = 0; i < kQuad; ++i) v[i] = byte_float(q, i);
+}
+
+template <>
+struct Quad<GgmlType::kQ4_K> : Factored<true> {
+  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float* sc,
+                                              float* off) {
+    k_quant_quad<false>(reinterpret_cast<const BlockQ4_K*>(row) + u / 8, static_cast<int>(u % 8), m, v, sc, off);
+  }
+};
+
+template <>
+struct Quad<GgmlType::kQ5_K> : Factored<true> {
+  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float* sc,
+                                              float* off) {
+    k_quant_quad<true>(reinterpret_cast<const BlockQ5_K*>(row) + u / 8, static_cast<int>(u % 8), m, v, sc, off);
+  }
+};
+
+// Q6_K: unit j = 4 h + k, element l = 4 m + i: ds (q - 32) with q's low bits
+// nibble k / 2 of ql[64 h + 32 (k & 1) + l], high bits 2k.. of qh[32 h + l],
+// ds = d scales[8 h + 2 k + l / 16].
+template <>
+struct Quad<GgmlType::kQ6_K> : Factored<true> {
+  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float* sc,
+                                              float* off) {
+    const auto* b = reinterpret_cast<const BlockQ6_K*>(row) + u / 8;
+    const int j = static_cast<int>(u % 8), h = j / 4, k = j % 4;
+    *sc = __fmul_rn(half_bits_to_float(__ldg(&b->d)),
+                    static_cast<float>(static_cast<int8_t>(__ldg(b->scales + 8 * h + 2 * k + m / 4))));
+    *off = -32.0f * *sc;
+    const uint32_t lo = load_u32_a2(b->ql + 64 * h + 32 * (k & 1) + 4 * m);
+    const uint32_t hi = load_u32_a2(b->qh + 32 * h + 4 * m);
+    const uint32_t q = ((lo >> (4 * (k / 2))) & 0x0f0f0f0fu) | (((hi >> (2 * k)) & 0x03030303u) << 4);
+#pragma unroll
+    for (int i = 0; i < kQuad; ++i) v[i] = byte_float(q, i);
+  }
+};
+
+// NT: tokens the kernel is compiled for (n_tokens <= NT; the others read as
+// zero and are not stored). R: rows per block.
+template <GgmlType T, int NT, int R>
+__global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
     gemv_kernel(const uint8_t* __restrict__ w, size_t stride, int64_t rows, int64_t units, const float* __restrict__ x,
                 int n_tokens, const float* __restrict__ bias, const float* residual, float* y) {
-  const int lane = static_cast<int>(threadIdx.x) % kWarp;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * kGemvWarps + threadIdx.x / kWarp;
-  if (row >= rows) return;  // whole warps leave together
-  const uint8_t* wr = w + row * stride;
+  __shared__ float partial[kWarpsPerBlock][R][NT];
+  const int lane = static_cast<int>(threadIdx.x) % kWarp, warp = static_cast<int>(threadIdx.x) / kWarp;
+  const int m = lane % 8;
+  const int64_t row0 = static_cast<int64_t>(blockIdx.x) * R;
+  const uint8_t* wr[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) wr[r] = w + (row0 + r < rows ? row0 + r : row0) * stride;  // a missing row repeats row0
   const int64_t cols = units * kUnit;
-  float acc[kMaxGemvTokens] = {};
-  for (int64_t u = lane; u < units; u += kWarp) {
-    float wv[kUnit];
-    Unit<T>::load(wr, u, wv);
+  float acc[R][NT] = {};
+#pragma unroll 2
+  for (int64_t u = 4 * warp + lane / 8; u < units; u += kUnitsPerStep) {
+    float4 xv[NT];
+    float xs[NT];  // the 4 activations' sum, for the offset term
 #pragma unroll
-    for (int t = 0; t < kMaxGemvTokens; ++t) {
-      if (t < n_tokens) {
-        const float4* xp = reinterpret_cast<const float4*>(x + t * cols + u * kUnit);
+    for (int t = 0; t < NT; ++t) {
+      xv[t] = t < n_tokens ? __ldg(reinterpret_cast<const float4*>(x + t * cols + u * kUnit) + m)
+                           : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      xs[t] = (xv[t].x + xv[t].y) + (xv[t].z + xv[t].w);
+    }
 #pragma unroll
-        for (int k = 0; k < kUnit / 4; ++k) {
-          const float4 v = __ldg(xp + k);
-          acc[t] = fmaf(wv[4 * k], v.x, acc[t]);
-          acc[t] = fmaf(wv[4 * k + 1], v.y, acc[t]);
-          acc[t] = fmaf(wv[4 * k + 2], v.z, acc[t]);
-          acc[t] = fmaf(wv[4 * k + 3], v.w, acc[t]);
+    for (int r = 0; r < R; ++r) {
+      float v[kQuad], sc = 1.0f, off = 0.0f;
+      Quad<T>::load(wr[r], u, m, v, &sc, &off);
+#pragma unroll
+      for (int t = 0; t < NT; ++t) {
+        if constexpr (Quad<T>::kFactored) {
+          float dot = v[0] * xv[t].x;
+          dot = fmaf(v[1], xv[t].y, dot);
+          dot = fmaf(v[2], xv[t].z, dot);
+          dot = fmaf(v[3], xv[t].w, dot);
+          acc[r][t] = fmaf(sc, dot, acc[r][t]);
+          if constexpr (Quad<T>::kOffset) acc[r][t] = fmaf(off, xs[t], acc[r][t]);
+        } else {
+          acc[r][t] = fmaf(v[0], xv[t].x, acc[r][t]);
+          acc[r][t] = fmaf(v[1], xv[t].y, acc[r][t]);
+          acc[r][t] = fmaf(v[2], xv[t].z, acc[r][t]);
+          acc[r][t] = fmaf(v[3], xv[t].w, acc[r][t]);
         }
       }
     }
   }
 #pragma unroll
-  for (int t = 0; t < kMaxGemvTokens; ++t) {
-    if (t < n_tokens) {
-      float s = warp_sum(acc[t]);
-      if (lane == 0) {
-        if (bias != nullptr) s += bias[row];
-        if (residual != nullptr) s += residual[t * rows + row];
-        y[t * rows + row] = s;
-      }
+  for (int r = 0; r < R; ++r) {
+#pragma unroll
+    for (int t = 0; t < NT; ++t) {
+      const float s = warp_sum(acc[r][t]);
+      if (lane == 0) partial[warp][r][t] = s;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x < R * NT) {
+    const int r = static_cast<int>(threadIdx.x) / NT, t = static_cast<int>(threadIdx.x) % NT;
+    const int64_t row = row0 + r;
+    if (row < rows && t < n_tokens) {
+      float s = (partial[0][r][t] + partial[1][r][t]) + (partial[2][r][t] + partial[3][r][t]);
+      if (bias != nullptr) s += bias[row];
+      if (residual != nullptr) s += residual[t * rows + row];
+      y[t * rows + row] = s;
     }
   }
 }
 
 struct GemvArgs {
-  dim3 grid, block;
   cudaStream_t stream;
   const uint8_t* w;
   size_t stride;
@@ -63,11 +307,27 @@ struct GemvArgs {
   float* y;
 };
 
+template <GgmlType T, int NT, int R>
+void launch(const GemvArgs& a) {
+  const dim3 grid(static_cast<unsigned>((a.rows + R - 1) / R));
+  gemv_kernel<T, NT, R><<<grid, kWarpsPerBlock * kWarp, 0, a.stream>>>(a.w, a.stride, a.rows, a.units, a.x, a.n_tokens,
+                                                                       a.epilogue.bias, a.epilogue.residual, a.y);
+}
+
+// Tokens rounded up to 1, 2, 4 or 8; more rows per block for fewer tokens
+// (each activation load serves R rows; the accumulators are R x NT).
 template <GgmlType T>
 struct GemvLaunch {
   static void run(const GemvArgs& a) {
-    gemv_kernel<T><<<a.grid, a.block, 0, a.stream>>>(a.w, a.stride, a.rows, a.units, a.x, a.n_tokens, a.epilogue.bias,
-                                                     a.epilogue.residual, a.y);
+    if (a.n_tokens == 1) {
+      launch<T, 1, 4>(a);
+    } else if (a.n_tokens == 2) {
+      launch<T, 2, 4>(a);
+    } else if (a.n_tokens <= 4) {
+      launch<T, 4, 2>(a);
+    } else {
+      launch<T, 8, 2>(a);
+    }
   }
 };
 
@@ -79,17 +339,8 @@ Status gemv(const DeviceMatrix& w, const float* x, int n_tokens, float* y, cudaS
   HEARTH_CUDA_REQUIRE(n_tokens >= 1 && n_tokens <= kMaxGemvTokens);
   HEARTH_CUDA_REQUIRE(x != nullptr && y != nullptr);
   HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(x) % 16 == 0);
-  const GemvArgs args{dim3(static_cast<unsigned>((w.rows + kGemvWarps - 1) / kGemvWarps)),
-                      dim3(kGemvWarps * kWarp),
-                      stream,
-                      static_cast<const uint8_t*>(w.data),
-                      w.row_stride,
-                      w.rows,
-                      w.cols / kUnit,
-                      x,
-                      n_tokens,
-                      epilogue,
-                      y};
+  const GemvArgs args{
+      stream, static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, w.cols / kUnit, x, n_tokens, epilogue, y};
   dispatch_type<GemvLaunch>(w.type, args);
   return check_launch("gemv_kernel");
 }
