@@ -32,8 +32,10 @@ Status validate_matrix(const DeviceMatrix& m) {
   }
   if (m.row_stride < row_bytes(m.type, m.cols)) return invalid_argument("matrix row_stride below the row's bytes");
   const bool is_float = t->block_elems == 1;
-  if (m.row_stride % (is_float ? 16 : 2) != 0) {
-    return invalid_argument("matrix row_stride must be a multiple of 16 (float types) or 2 (quantized)");
+  const bool word_blocks = m.type == GgmlType::kQ4_K || m.type == GgmlType::kQ5_K;  // read as aligned words
+  if (m.row_stride % (is_float ? 16 : word_blocks ? 4 : 2) != 0) {
+    return invalid_argument(
+        "matrix row_stride must be a multiple of 16 (float types), 4 (Q4_K, Q5_K) or 2 (other quantized types)");
   }
   return {};
 }

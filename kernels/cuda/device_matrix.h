@@ -17,7 +17,8 @@ struct DeviceMatrix {
   const void* data = nullptr;  // device pointer, 16-byte aligned
   int64_t rows = 0;
   int64_t cols = 0;
-  size_t row_stride = 0;  // bytes; >= row_bytes(type, cols); a multiple of 16 for F32/F16/BF16, even otherwise
+  size_t row_stride = 0;  // bytes; >= row_bytes(type, cols); a multiple of 16 for F32/F16/BF16,
+                          // of 4 for Q4_K/Q5_K (whole 144/176-byte blocks: GGUF rows are), even otherwise
 };
 
 // True for the types the CUDA kernels read (F32, F16, BF16, Q4_0, Q4_1, Q5_0,

@@ -26,11 +26,10 @@ constexpr int kQuad = 4;
 constexpr int kUnitsPerStep = 4 * kWarpsPerBlock;
 static_assert(kWarpsPerBlock == 4, "the final sum adds 4 warps' partials");
 
-// A 32-bit word at p: one load where p is 4-byte aligned (uniform across a
-// warp for the K-quants, whose blocks are multiples of 4 bytes), else two.
-__device__ __forceinline__ uint32_t load_u32_any(const uint8_t* p) {
-  if ((reinterpret_cast<uintptr_t>(p) & 3u) == 0) return __ldg(reinterpret_cast<const uint32_t*>(p));
-  return load_u32_a2(p);
+// A 32-bit word at a 4-byte aligned p (the Q4_K / Q5_K fields: their blocks
+// are whole words and validate_matrix requires word-aligned rows).
+__device__ __forceinline__ uint32_t load_u32(const uint8_t* p) {
+  return __ldg(reinterpret_cast<const uint32_t*>(p));
 }
 
 // Quad<T>::load(row, u, m, v, &scale, &offset): the elements 32 u + 4 m + i
@@ -174,8 +173,8 @@ struct Quad<GgmlType::kQ8_0> : Factored<false> {
 template <bool kFiveBit, typename Block>
 __device__ __forceinline__ void k_quant_quad(const Block* b, int j, int m, float (&v)[kQuad], float* sc, float* off) {
   const auto* base = reinterpret_cast<const uint8_t*>(b);
-  const uint32_t dd = load_u32_any(base);  // d, dmin
-  const uint32_t s0 = load_u32_any(b->scales), s1 = load_u32_any(b->scales + 4), s2 = load_u32_any(b->scales + 8);
+  const uint32_t dd = load_u32(base);  // d, dmin
+  const uint32_t s0 = load_u32(b->scales), s1 = load_u32(b->scales + 4), s2 = load_u32(b->scales + 8);
   uint32_t isc = 0, imn = 0;
   if (j < 4) {
     isc = byte_of(s0, j) & 63u;
@@ -186,8 +185,8 @@ __device__ __forceinline__ void k_quant_quad(const Block* b, int j, int m, float
   }
   *sc = __fmul_rn(half_bits_to_float(static_cast<uint16_t>(dd & 0xffffu)), static_cast<float>(isc));
   *off = -__fmul_rn(half_bits_to_float(static_cast<uint16_t>(dd >> 16)), static_cast<float>(imn));
-  uint32_t q = (load_u32_any(b->qs + 32 * (j / 2) + 4 * m) >> (4 * (j & 1))) & 0x0f0f0f0fu;
-  if constexpr (kFiveBit) q |= ((load_u32_any(b->qh + 4 * m) >> j) & 0x01010101u) << 4;
+  uint32_t q = (load_u32(b->qs + 32 * (j / 2) + 4 * m) >> (4 * (j & 1))) & 0x0f0f0f0fu;
+  if constexpr (kFiveBit) q |= ((load_u32(b->qh + 4 * m) >> j) & 0x01010101u) << 4;
 #pragma unroll
   for (int i = 0; i < kQuad; ++i) v[i] = byte_float(q, i);
 }

@@ -112,6 +112,13 @@ TEST(CudaGemv, RejectsBadArguments) {
   bad = good;
   bad.row_stride = 100;
   EXPECT_EQ(gemv(bad, x.get(), 1, y.get(), nullptr).code, cudaErrorInvalidValue);
+  // Q4_K rows are read as aligned words: an even stride that is not a
+  // multiple of 4 is refused, whole blocks (plus 4) are fine.
+  const DeviceMatrix k4{GgmlType::kQ4_K, w.get(), 2, 256, row_bytes(GgmlType::kQ4_K, 256) + 2};
+  EXPECT_EQ(gemv(k4, x.get(), 1, y.get(), nullptr).code, cudaErrorInvalidValue);
+  DeviceMatrix k4_ok = k4;
+  k4_ok.row_stride += 2;
+  ASSERT_CUDA_OK(gemv(k4_ok, x.get(), 1, y.get(), nullptr));
   ASSERT_CUDA_OK(gemv(good, x.get(), 1, y.get(), nullptr));
 }
 
