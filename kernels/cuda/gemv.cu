@@ -1,3 +1,6 @@
+#include <cstddef>
+#include <type_traits>
+
 #include "kernels/cuda/dequant_unit.cuh"
 #include "kernels/cuda/gemv.h"
 
@@ -166,47 +169,6 @@ struct Quad<GgmlType::kQ8_0> : Factored<false> {
   }
 };
 
-// Q4_K / Q5_K: unit j of a super-block is its sub-block j, element l of it
-// d sc_j q - dmin m_j with q nibble j & 1 of qs[32 (j / 2) + l] (5th bit,
-// Q5_K: bit j of qh[l]); sc_j and m_j 6-bit, packed as k_scale_min_dev reads
-// them.
-template <bool kFiveBit, typename Block>
-__device__ __forceinline__ void k_quant_quad(const Block* b, int j, int m, float (&v)[kQuad], float* sc, float* off) {
-  const auto* base = reinterpret_cast<const uint8_t*>(b);
-  const uint32_t dd = load_u32(base);  // d, dmin
-  const uint32_t s0 = load_u32(b->scales), s1 = load_u32(b->scales + 4), s2 = load_u32(b->scales + 8);
-  uint32_t isc = 0, imn = 0;
-  if (j < 4) {
-    isc = byte_of(s0, j) & 63u;
-    imn = byte_of(s1, j) & 63u;
-  } else {
-    isc = (byte_of(s2, j - 4) & 15u) | ((byte_of(s0, j - 4) >> 6) << 4);
-    imn = (byte_of(s2, j - 4) >> 4) | ((byte_of(s1, j - 4) >> 6) << 4);
-  }
-  *sc = __fmul_rn(half_bits_to_float(static_cast<uint16_t>(dd & 0xffffu)), static_cast<float>(isc));
-  *off = -__fmul_rn(half_bits_to_float(static_cast<uint16_t>(dd >> 16)), static_cast<float>(imn));
-  uint32_t q = (load_u32(b->qs + 32 * (j / 2) + 4 * m) >> (4 * (j & 1))) & 0x0f0f0f0fu;
-  if constexpr (kFiveBit) q |= ((load_u32(b->qh + 4 * m) >> j) & 0x01010101u) << 4;
-#pragma unroll
-  for (int i = 0; i < kQuad; ++i) v[i] = byte_float(q, i);
-}
-
-template <>
-struct Quad<GgmlType::kQ4_K> : Factored<true> {
-  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float* sc,
-                                              float* off) {
-    k_quant_quad<false>(reinterpret_cast<const BlockQ4_K*>(row) + u / 8, static_cast<int>(u % 8), m, v, sc, off);
-  }
-};
-
-template <>
-struct Quad<GgmlType::kQ5_K> : Factored<true> {
-  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float* sc,
-                                              float* off) {
-    k_quant_quad<true>(reinterpret_cast<const BlockQ5_K*>(row) + u / 8, static_cast<int>(u % 8), m, v, sc, off);
-  }
-};
-
 // Q6_K: unit j = 4 h + k, element l = 4 m + i: ds (q - 32) with q's low bits
 // nibble k / 2 of ql[64 h + 32 (k & 1) + l], high bits 2k.. of qh[32 h + l],
 // ds = d scales[8 h + 2 k + l / 16].
@@ -226,6 +188,127 @@ struct Quad<GgmlType::kQ6_K> : Factored<true> {
     for (int i = 0; i < kQuad; ++i) v[i] = byte_float(q, i);
   }
 };
+
+// The end of both kernels: each warp's sums per (row, token), then the 4
+// warps' sums added in a fixed order, the epilogue terms, the store.
+template <int NT, int R>
+__device__ __forceinline__ void finish(const float (&acc)[R][NT], float (&partial)[kWarpsPerBlock][R][NT], int64_t row0,
+                                       int64_t rows, int n_tokens, const float* __restrict__ bias,
+                                       const float* residual, float* y) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarp, warp = static_cast<int>(threadIdx.x) / kWarp;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+#pragma unroll
+    for (int t = 0; t < NT; ++t) {
+      const float s = warp_sum(acc[r][t]);
+      if (lane == 0) partial[warp][r][t] = s;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x < R * NT) {
+    const int r = static_cast<int>(threadIdx.x) / NT, t = static_cast<int>(threadIdx.x) % NT;
+    const int64_t row = row0 + r;
+    if (row < rows && t < n_tokens) {
+      float s = (partial[0][r][t] + partial[1][r][t]) + (partial[2][r][t] + partial[3][r][t]);
+      if (bias != nullptr) s += bias[row];
+      if (residual != nullptr) s += residual[t * rows + row];
+      y[t * rows + row] = s;
+    }
+  }
+}
+
+// Q4_K / Q5_K: lane l of warp w takes elements 4 (l % 8) .. + 3 of all 8
+// sub-blocks of the super-blocks 4 w + l / 8 + 16 k: it decodes the
+// super-block's 8 scales and mins once, and each qs word it loads holds 4
+// codes of sub-block 2c (low nibbles) and 4 of sub-block 2c + 1 (high). Per
+// sub-block: the codes dotted with the activations, then the scale and the
+// min applied once, as in gemv_kernel. Fixed per-row order (super-blocks in
+// k order, sub-blocks 0..7), whatever R and the token count.
+template <GgmlType T, int NT, int R>
+__global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
+    gemv_k_kernel(const uint8_t* __restrict__ w, size_t stride, int64_t rows, int64_t units,
+                  const float* __restrict__ x, int n_tokens, const float* __restrict__ bias, const float* residual,
+                  float* y) {
+  constexpr bool kFiveBit = T == GgmlType::kQ5_K;
+  using Block = std::conditional_t<kFiveBit, BlockQ5_K, BlockQ4_K>;
+  __shared__ float partial[kWarpsPerBlock][R][NT];
+  const int lane = static_cast<int>(threadIdx.x) % kWarp, warp = static_cast<int>(threadIdx.x) / kWarp;
+  const int m = lane % 8;
+  const int64_t row0 = static_cast<int64_t>(blockIdx.x) * R;
+  const Block* wr[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    wr[r] = reinterpret_cast<const Block*>(w + (row0 + r < rows ? row0 + r : row0) * stride);
+  }
+  const int64_t cols = units * kUnit, supers = units / 8;
+  float acc[R][NT] = {};
+  for (int64_t sb = 4 * warp + lane / 8; sb < supers; sb += 4 * kWarpsPerBlock) {
+    float sc[R][8], off[R][8];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const Block* b = wr[r] + sb;
+      const uint32_t dd = load_u32(reinterpret_cast<const uint8_t*>(b));
+      const float d = half_bits_to_float(static_cast<uint16_t>(dd & 0xffffu));
+      const float dmin = half_bits_to_float(static_cast<uint16_t>(dd >> 16));
+      const uint32_t s0 = load_u32(b->scales), s1 = load_u32(b->scales + 4), s2 = load_u32(b->scales + 8);
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        uint32_t isc = 0, imn = 0;
+        if (j < 4) {
+          isc = byte_of(s0, j) & 63u;
+          imn = byte_of(s1, j) & 63u;
+        } else {
+          isc = (byte_of(s2, j - 4) & 15u) | ((byte_of(s0, j - 4) >> 6) << 4);
+          imn = (byte_of(s2, j - 4) >> 4) | ((byte_of(s1, j - 4) >> 6) << 4);
+        }
+        sc[r][j] = __fmul_rn(d, static_cast<float>(isc));
+        off[r][j] = -__fmul_rn(dmin, static_cast<float>(imn));
+      }
+    }
+    uint32_t qh[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      qh[r] = kFiveBit ? load_u32(reinterpret_cast<const uint8_t*>(wr[r] + sb) + offsetof(BlockQ5_K, qh) + 4 * m) : 0u;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      float4 xv[2][NT];
+      float xs[2][NT];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+#pragma unroll
+        for (int t = 0; t < NT; ++t) {
+          xv[h][t] = t < n_tokens
+                         ? __ldg(reinterpret_cast<const float4*>(x + t * cols + sb * 256 + (2 * c + h) * kUnit) + m)
+                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          xs[h][t] = (xv[h][t].x + xv[h][t].y) + (xv[h][t].z + xv[h][t].w);
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const uint32_t q = load_u32(wr[r][sb].qs + 32 * c + 4 * m);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int j = 2 * c + h;
+          uint32_t codes = (q >> (4 * h)) & 0x0f0f0f0fu;
+          if constexpr (kFiveBit) codes |= ((qh[r] >> j) & 0x01010101u) << 4;
+          float v[kQuad];
+#pragma unroll
+          for (int i = 0; i < kQuad; ++i) v[i] = byte_float(codes, i);
+#pragma unroll
+          for (int t = 0; t < NT; ++t) {
+            float dot = v[0] * xv[h][t].x;
+            dot = fmaf(v[1], xv[h][t].y, dot);
+            dot = fmaf(v[2], xv[h][t].z, dot);
+            dot = fmaf(v[3], xv[h][t].w, dot);
+            acc[r][t] = fmaf(sc[r][j], dot, acc[r][t]);
+            acc[r][t] = fmaf(off[r][j], xs[h][t], acc[r][t]);
+          }
+        }
+      }
+    }
+  }
+  finish<NT, R>(acc, partial, row0, rows, n_tokens, bias, residual, y);
+}
 
 // NT: tokens the kernel is compiled for (n_tokens <= NT; the others read as
 // zero and are not stored). R: rows per block.
@@ -274,25 +357,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
       }
     }
   }
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-#pragma unroll
-    for (int t = 0; t < NT; ++t) {
-      const float s = warp_sum(acc[r][t]);
-      if (lane == 0) partial[warp][r][t] = s;
-    }
-  }
-  __syncthreads();
-  if (threadIdx.x < R * NT) {
-    const int r = static_cast<int>(threadIdx.x) / NT, t = static_cast<int>(threadIdx.x) % NT;
-    const int64_t row = row0 + r;
-    if (row < rows && t < n_tokens) {
-      float s = (partial[0][r][t] + partial[1][r][t]) + (partial[2][r][t] + partial[3][r][t]);
-      if (bias != nullptr) s += bias[row];
-      if (residual != nullptr) s += residual[t * rows + row];
-      y[t * rows + row] = s;
-    }
-  }
+  finish<NT, R>(acc, partial, row0, rows, n_tokens, bias, residual, y);
 }
 
 struct GemvArgs {
@@ -309,8 +374,13 @@ struct GemvArgs {
 template <GgmlType T, int NT, int R>
 void launch(const GemvArgs& a) {
   const dim3 grid(static_cast<unsigned>((a.rows + R - 1) / R));
-  gemv_kernel<T, NT, R><<<grid, kWarpsPerBlock * kWarp, 0, a.stream>>>(a.w, a.stride, a.rows, a.units, a.x, a.n_tokens,
-                                                                       a.epilogue.bias, a.epilogue.residual, a.y);
+  if constexpr (T == GgmlType::kQ4_K || T == GgmlType::kQ5_K) {
+    gemv_k_kernel<T, NT, R><<<grid, kWarpsPerBlock * kWarp, 0, a.stream>>>(
+        a.w, a.stride, a.rows, a.units, a.x, a.n_tokens, a.epilogue.bias, a.epilogue.residual, a.y);
+  } else {
+    gemv_kernel<T, NT, R><<<grid, kWarpsPerBlock * kWarp, 0, a.stream>>>(
+        a.w, a.stride, a.rows, a.units, a.x, a.n_tokens, a.epilogue.bias, a.epilogue.residual, a.y);
+  }
 }
 
 // Tokens rounded up to 1, 2, 4 or 8; more rows per block for fewer tokens
