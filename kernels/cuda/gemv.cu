@@ -189,21 +189,23 @@ struct Quad<GgmlType::kQ6_K> : Factored<true> {
   }
 };
 
-// The end of both kernels: each warp's sums per (row, token), then the 4
-// warps' sums added in a fixed order, the epilogue terms, the store.
-template <int NT, int R>
-__device__ __forceinline__ void finish(const float (&acc)[R][NT], float (&partial)[kWarpsPerBlock][R][NT], int64_t row0,
-                                       int64_t rows, int n_tokens, const float* __restrict__ bias,
-                                       const float* residual, float* y) {
-  const int lane = static_cast<int>(threadIdx.x) % kWarp, warp = static_cast<int>(threadIdx.x) / kWarp;
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-#pragma unroll
-    for (int t = 0; t < NT; ++t) {
-      const float s = warp_sum(acc[r][t]);
-      if (lane == 0) partial[warp][r][t] = s;
-    }
+// Each warp's sums per (row, token) into partial (inline in each kernel: as
+// a function taking acc, it changed the GEMV's register allocation and cost
+// Q6_K a third of its speed).
+#define HEARTH_GEMV_WARP_SUMS(acc, partial, lane, warp) \
+  _Pragma("unroll") for (int r = 0; r < R; ++r) {       \
+    _Pragma("unroll") for (int t = 0; t < NT; ++t) {    \
+      const float s = warp_sum(acc[r][t]);              \
+      if (lane == 0) partial[warp][r][t] = s;           \
+    }                                                   \
   }
+
+// The end of both kernels, after HEARTH_GEMV_WARP_SUMS: the 4 warps' sums
+// added in a fixed order, the epilogue terms, the store.
+template <int NT, int R>
+__device__ __forceinline__ void store_rows(const float (&partial)[kWarpsPerBlock][R][NT], int64_t row0, int64_t rows,
+                                           int n_tokens, const float* __restrict__ bias, const float* residual,
+                                           float* y) {
   __syncthreads();
   if (threadIdx.x < R * NT) {
     const int r = static_cast<int>(threadIdx.x) / NT, t = static_cast<int>(threadIdx.x) % NT;
@@ -307,7 +309,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
       }
     }
   }
-  finish<NT, R>(acc, partial, row0, rows, n_tokens, bias, residual, y);
+  HEARTH_GEMV_WARP_SUMS(acc, partial, lane, warp)
+  store_rows<NT, R>(partial, row0, rows, n_tokens, bias, residual, y);
 }
 
 // NT: tokens the kernel is compiled for (n_tokens <= NT; the others read as
@@ -357,8 +360,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
       }
     }
   }
-  finish<NT, R>(acc, partial, row0, rows, n_tokens, bias, residual, y);
+  HEARTH_GEMV_WARP_SUMS(acc, partial, lane, warp)
+  store_rows<NT, R>(partial, row0, rows, n_tokens, bias, residual, y);
 }
+
+#undef HEARTH_GEMV_WARP_SUMS
 
 struct GemvArgs {
   cudaStream_t stream;
