@@ -140,17 +140,22 @@ struct Unit<GgmlType::kQ8_0> {
 };
 
 // The 6-bit scale and min of sub-block j (< 8) of a Q4_K / Q5_K block from
-// its 12 scale bytes (as three words s0, s1, s2): k_scale_min's packing.
-__device__ __forceinline__ void k_scale_min_dev(const uint8_t* scales, int j, float* sc, float* m) {
-  const uint32_t s0 = load_u32_a2(scales), s1 = load_u32_a2(scales + 4), s2 = load_u32_a2(scales + 8);
-  uint32_t isc = 0, im = 0;
+// its 12 scale bytes as three words s0, s1, s2: k_scale_min's packing.
+__device__ __forceinline__ void k_scale_min_words(uint32_t s0, uint32_t s1, uint32_t s2, int j, uint32_t* sc,
+                                                  uint32_t* m) {
   if (j < 4) {
-    isc = byte_of(s0, j) & 63u;
-    im = byte_of(s1, j) & 63u;
+    *sc = byte_of(s0, j) & 63u;
+    *m = byte_of(s1, j) & 63u;
   } else {
-    isc = (byte_of(s2, j - 4) & 15u) | ((byte_of(s0, j - 4) >> 6) << 4);
-    im = (byte_of(s2, j - 4) >> 4) | ((byte_of(s1, j - 4) >> 6) << 4);
+    *sc = (byte_of(s2, j - 4) & 15u) | ((byte_of(s0, j - 4) >> 6) << 4);
+    *m = (byte_of(s2, j - 4) >> 4) | ((byte_of(s1, j - 4) >> 6) << 4);
   }
+}
+
+// The same from the 12 scale bytes, as floats.
+__device__ __forceinline__ void k_scale_min_dev(const uint8_t* scales, int j, float* sc, float* m) {
+  uint32_t isc = 0, im = 0;
+  k_scale_min_words(load_u32_a2(scales), load_u32_a2(scales + 4), load_u32_a2(scales + 8), j, &isc, &im);
   *sc = static_cast<float>(isc);
   *m = static_cast<float>(im);
 }

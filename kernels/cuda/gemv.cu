@@ -256,13 +256,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
 #pragma unroll
       for (int j = 0; j < 8; ++j) {
         uint32_t isc = 0, imn = 0;
-        if (j < 4) {
-          isc = byte_of(s0, j) & 63u;
-          imn = byte_of(s1, j) & 63u;
-        } else {
-          isc = (byte_of(s2, j - 4) & 15u) | ((byte_of(s0, j - 4) >> 6) << 4);
-          imn = (byte_of(s2, j - 4) >> 4) | ((byte_of(s1, j - 4) >> 6) << 4);
-        }
+        k_scale_min_words(s0, s1, s2, j, &isc, &imn);
         sc[r][j] = __fmul_rn(d, static_cast<float>(isc));
         off[r][j] = -__fmul_rn(dmin, static_cast<float>(imn));
       }
