@@ -169,26 +169,6 @@ struct Quad<GgmlType::kQ8_0> : Factored<false> {
   }
 };
 
-// Q6_K: unit j = 4 h + k, element l = 4 m + i: ds (q - 32) with q's low bits
-// nibble k / 2 of ql[64 h + 32 (k & 1) + l], high bits 2k.. of qh[32 h + l],
-// ds = d scales[8 h + 2 k + l / 16].
-template <>
-struct Quad<GgmlType::kQ6_K> : Factored<true> {
-  static __device__ __forceinline__ void load(const uint8_t* row, int64_t u, int m, float (&v)[kQuad], float* sc,
-                                              float* off) {
-    const auto* b = reinterpret_cast<const BlockQ6_K*>(row) + u / 8;
-    const int j = static_cast<int>(u % 8), h = j / 4, k = j % 4;
-    *sc = __fmul_rn(half_bits_to_float(__ldg(&b->d)),
-                    static_cast<float>(static_cast<int8_t>(__ldg(b->scales + 8 * h + 2 * k + m / 4))));
-    *off = -32.0f * *sc;
-    const uint32_t lo = load_u32_a2(b->ql + 64 * h + 32 * (k & 1) + 4 * m);
-    const uint32_t hi = load_u32_a2(b->qh + 32 * h + 4 * m);
-    const uint32_t q = ((lo >> (4 * (k / 2))) & 0x0f0f0f0fu) | (((hi >> (2 * k)) & 0x03030303u) << 4);
-#pragma unroll
-    for (int i = 0; i < kQuad; ++i) v[i] = byte_float(q, i);
-  }
-};
-
 // Each warp's sums per (row, token) into partial (inline in each kernel: as
 // a function taking acc, it changed the GEMV's register allocation and cost
 // Q6_K a third of its speed).
@@ -307,6 +287,90 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
   store_rows<NT, R>(partial, row0, rows, n_tokens, bias, residual, y);
 }
 
+// Q6_K, laid out like gemv_k_kernel: lane l of warp w takes elements
+// 4 (l % 8) .. + 3 of all 8 units of the super-blocks 4 w + l / 8 + 16 k.
+// Unit 4 h + k, element e: low bits nibble k / 2 of ql[64 h + 32 (k & 1) + e],
+// high bits 2k.. of qh[32 h + e], scale d scales[8 h + 2 k + e / 16]; so one
+// ql word serves units 4h + p and 4h + p + 2 (low and high nibbles) and one
+// qh word all four units of a half. Per unit: the 6-bit codes dotted with the
+// activations, then d sc and -32 d sc applied once.
+template <int NT, int R>
+__global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
+    gemv_q6k_kernel(const uint8_t* __restrict__ w, size_t stride, int64_t rows, int64_t units,
+                    const float* __restrict__ x, int n_tokens, const float* __restrict__ bias, const float* residual,
+                    float* y) {
+  __shared__ float partial[kWarpsPerBlock][R][NT];
+  const int lane = static_cast<int>(threadIdx.x) % kWarp, warp = static_cast<int>(threadIdx.x) / kWarp;
+  const int m = lane % 8;
+  const int64_t row0 = static_cast<int64_t>(blockIdx.x) * R;
+  const BlockQ6_K* wr[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    wr[r] = reinterpret_cast<const BlockQ6_K*>(w + (row0 + r < rows ? row0 + r : row0) * stride);
+  }
+  const int64_t cols = units * kUnit, supers = units / 8;
+  float acc[R][NT] = {};
+  for (int64_t sb = 4 * warp + lane / 8; sb < supers; sb += 4 * kWarpsPerBlock) {
+    float sc[R][8];  // d * scale of this lane's 4 elements in unit j
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const BlockQ6_K* b = wr[r] + sb;
+      const float d = half_bits_to_float(__ldg(&b->d));
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const int h = j / 4, k = j % 4;
+        sc[r][j] = __fmul_rn(d, static_cast<float>(__ldg(b->scales + 8 * h + 2 * k + m / 4)));
+      }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      uint32_t qh[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) qh[r] = load_u32_a2(wr[r][sb].qh + 32 * h + 4 * m);
+#pragma unroll
+      for (int p = 0; p < 2; ++p) {
+        float4 xv[2][NT];
+        float xs[2][NT];
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {  // units 4h + p (n = 0) and 4h + p + 2 (n = 1)
+#pragma unroll
+          for (int t = 0; t < NT; ++t) {
+            xv[n][t] =
+                t < n_tokens
+                    ? __ldg(reinterpret_cast<const float4*>(x + t * cols + sb * 256 + (4 * h + p + 2 * n) * kUnit) + m)
+                    : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            xs[n][t] = (xv[n][t].x + xv[n][t].y) + (xv[n][t].z + xv[n][t].w);
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          const uint32_t ql = load_u32_a2(wr[r][sb].ql + 64 * h + 32 * p + 4 * m);
+#pragma unroll
+          for (int n = 0; n < 2; ++n) {
+            const int k = p + 2 * n, j = 4 * h + k;
+            const uint32_t codes = ((ql >> (4 * n)) & 0x0f0f0f0fu) | (((qh[r] >> (2 * k)) & 0x03030303u) << 4);
+            float v[kQuad];
+#pragma unroll
+            for (int i = 0; i < kQuad; ++i) v[i] = byte_float(codes, i);
+            const float off = -32.0f * sc[r][j];
+#pragma unroll
+            for (int t = 0; t < NT; ++t) {
+              float dot = v[0] * xv[n][t].x;
+              dot = fmaf(v[1], xv[n][t].y, dot);
+              dot = fmaf(v[2], xv[n][t].z, dot);
+              dot = fmaf(v[3], xv[n][t].w, dot);
+              acc[r][t] = fmaf(sc[r][j], dot, acc[r][t]);
+              acc[r][t] = fmaf(off, xs[n][t], acc[r][t]);
+            }
+          }
+        }
+      }
+    }
+  }
+  HEARTH_GEMV_WARP_SUMS(acc, partial, lane, warp)
+  store_rows<NT, R>(partial, row0, rows, n_tokens, bias, residual, y);
+}
+
 // NT: tokens the kernel is compiled for (n_tokens <= NT; the others read as
 // zero and are not stored). R: rows per block.
 template <GgmlType T, int NT, int R>
@@ -377,6 +441,9 @@ void launch(const GemvArgs& a) {
   if constexpr (T == GgmlType::kQ4_K || T == GgmlType::kQ5_K) {
     gemv_k_kernel<T, NT, R><<<grid, kWarpsPerBlock * kWarp, 0, a.stream>>>(
         a.w, a.stride, a.rows, a.units, a.x, a.n_tokens, a.epilogue.bias, a.epilogue.residual, a.y);
+  } else if constexpr (T == GgmlType::kQ6_K) {
+    gemv_q6k_kernel<NT, R><<<grid, kWarpsPerBlock * kWarp, 0, a.stream>>>(
+        a.w, a.stride, a.rows, a.units, a.x, a.n_tokens, a.epilogue.bias, a.epilogue.residual, a.y);
   } else {
     gemv_kernel<T, NT, R><<<grid, kWarpsPerBlock * kWarp, 0, a.stream>>>(
         a.w, a.stride, a.rows, a.units, a.x, a.n_tokens, a.epilogue.bias, a.epilogue.residual, a.y);
@@ -395,7 +462,7 @@ struct GemvLaunch {
     } else if (a.n_tokens <= 4) {
       launch<T, 4, 2>(a);
     } else {
-      launch<T, 8, 2>(a);
+      launch<T, 8, T == GgmlType::kQ6_K ? 1 : 2>(a);  // Q6_K's kernel would spill at 2 rows
     }
   }
 };
