@@ -169,6 +169,34 @@ struct Quad<GgmlType::kQ8_0> : Factored<false> {
   }
 };
 
+// Row row0 + r of a block's R rows as blocks of type Block (a row past the
+// end repeats row0: computed, never stored).
+template <typename Block>
+__device__ __forceinline__ const Block* row_of(const uint8_t* w, size_t stride, int64_t rows, int64_t row0, int r) {
+  return reinterpret_cast<const Block*>(w + (row0 + r < rows ? row0 + r : row0) * stride);
+}
+
+// Token t's 4 activations at quad m from element `first` (a unit's start;
+// zeros for t >= n_tokens),
+// and their sum (the offset terms' factor).
+__device__ __forceinline__ float4 x_quad(const float* __restrict__ x, int64_t cols, int t, int n_tokens, int64_t first,
+                                         int m) {
+  return t < n_tokens ? __ldg(reinterpret_cast<const float4*>(x + t * cols + first) + m)
+                      : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+__device__ __forceinline__ float quad_sum(float4 v) {
+  return (v.x + v.y) + (v.z + v.w);
+}
+
+// The dot of 4 weight codes with 4 activations, in a fixed order.
+__device__ __forceinline__ float dot4(const float (&v)[kQuad], float4 x) {
+  float dot = v[0] * x.x;
+  dot = fmaf(v[1], x.y, dot);
+  dot = fmaf(v[2], x.z, dot);
+  return fmaf(v[3], x.w, dot);
+}
+
 // Each warp's sums per (row, token) into partial (inline in each kernel: as
 // a function taking acc, it changed the GEMV's register allocation and cost
 // Q6_K a third of its speed).
@@ -219,9 +247,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * R;
   const Block* wr[R];
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    wr[r] = reinterpret_cast<const Block*>(w + (row0 + r < rows ? row0 + r : row0) * stride);
-  }
+  for (int r = 0; r < R; ++r) wr[r] = row_of<Block>(w, stride, rows, row0, r);
   const int64_t cols = units * kUnit, supers = units / 8;
   float acc[R][NT] = {};
   for (int64_t sb = 4 * warp + lane / 8; sb < supers; sb += 4 * kWarpsPerBlock) {
@@ -253,10 +279,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
       for (int h = 0; h < 2; ++h) {
 #pragma unroll
         for (int t = 0; t < NT; ++t) {
-          xv[h][t] = t < n_tokens
-                         ? __ldg(reinterpret_cast<const float4*>(x + t * cols + sb * 256 + (2 * c + h) * kUnit) + m)
-                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-          xs[h][t] = (xv[h][t].x + xv[h][t].y) + (xv[h][t].z + xv[h][t].w);
+          xv[h][t] = x_quad(x, cols, t, n_tokens, sb * 256 + (2 * c + h) * kUnit, m);
+          xs[h][t] = quad_sum(xv[h][t]);
         }
       }
 #pragma unroll
@@ -272,11 +296,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
           for (int i = 0; i < kQuad; ++i) v[i] = byte_float(codes, i);
 #pragma unroll
           for (int t = 0; t < NT; ++t) {
-            float dot = v[0] * xv[h][t].x;
-            dot = fmaf(v[1], xv[h][t].y, dot);
-            dot = fmaf(v[2], xv[h][t].z, dot);
-            dot = fmaf(v[3], xv[h][t].w, dot);
-            acc[r][t] = fmaf(sc[r][j], dot, acc[r][t]);
+            acc[r][t] = fmaf(sc[r][j], dot4(v, xv[h][t]), acc[r][t]);
             acc[r][t] = fmaf(off[r][j], xs[h][t], acc[r][t]);
           }
         }
@@ -305,9 +325,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * R;
   const BlockQ6_K* wr[R];
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    wr[r] = reinterpret_cast<const BlockQ6_K*>(w + (row0 + r < rows ? row0 + r : row0) * stride);
-  }
+  for (int r = 0; r < R; ++r) wr[r] = row_of<BlockQ6_K>(w, stride, rows, row0, r);
   const int64_t cols = units * kUnit, supers = units / 8;
   float acc[R][NT] = {};
   for (int64_t sb = 4 * warp + lane / 8; sb < supers; sb += 4 * kWarpsPerBlock) {
@@ -335,11 +353,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
         for (int n = 0; n < 2; ++n) {  // units 4h + p (n = 0) and 4h + p + 2 (n = 1)
 #pragma unroll
           for (int t = 0; t < NT; ++t) {
-            xv[n][t] =
-                t < n_tokens
-                    ? __ldg(reinterpret_cast<const float4*>(x + t * cols + sb * 256 + (4 * h + p + 2 * n) * kUnit) + m)
-                    : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            xs[n][t] = (xv[n][t].x + xv[n][t].y) + (xv[n][t].z + xv[n][t].w);
+            xv[n][t] = x_quad(x, cols, t, n_tokens, sb * 256 + (4 * h + p + 2 * n) * kUnit, m);
+            xs[n][t] = quad_sum(xv[n][t]);
           }
         }
 #pragma unroll
@@ -355,11 +370,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
             const float off = -32.0f * sc[r][j];
 #pragma unroll
             for (int t = 0; t < NT; ++t) {
-              float dot = v[0] * xv[n][t].x;
-              dot = fmaf(v[1], xv[n][t].y, dot);
-              dot = fmaf(v[2], xv[n][t].z, dot);
-              dot = fmaf(v[3], xv[n][t].w, dot);
-              acc[r][t] = fmaf(sc[r][j], dot, acc[r][t]);
+              acc[r][t] = fmaf(sc[r][j], dot4(v, xv[n][t]), acc[r][t]);
               acc[r][t] = fmaf(off, xs[n][t], acc[r][t]);
             }
           }
@@ -383,7 +394,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
   const int64_t row0 = static_cast<int64_t>(blockIdx.x) * R;
   const uint8_t* wr[R];
 #pragma unroll
-  for (int r = 0; r < R; ++r) wr[r] = w + (row0 + r < rows ? row0 + r : row0) * stride;  // a missing row repeats row0
+  for (int r = 0; r < R; ++r) wr[r] = row_of<uint8_t>(w, stride, rows, row0, r);
   const int64_t cols = units * kUnit;
   float acc[R][NT] = {};
 #pragma unroll 2
@@ -392,9 +403,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
     float xs[NT];  // the 4 activations' sum, for the offset term
 #pragma unroll
     for (int t = 0; t < NT; ++t) {
-      xv[t] = t < n_tokens ? __ldg(reinterpret_cast<const float4*>(x + t * cols + u * kUnit) + m)
-                           : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      xs[t] = (xv[t].x + xv[t].y) + (xv[t].z + xv[t].w);
+      xv[t] = x_quad(x, cols, t, n_tokens, u * kUnit, m);
+      xs[t] = quad_sum(xv[t]);
     }
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -403,11 +413,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
 #pragma unroll
       for (int t = 0; t < NT; ++t) {
         if constexpr (Quad<T>::kFactored) {
-          float dot = v[0] * xv[t].x;
-          dot = fmaf(v[1], xv[t].y, dot);
-          dot = fmaf(v[2], xv[t].z, dot);
-          dot = fmaf(v[3], xv[t].w, dot);
-          acc[r][t] = fmaf(sc, dot, acc[r][t]);
+          acc[r][t] = fmaf(sc, dot4(v, xv[t]), acc[r][t]);
           if constexpr (Quad<T>::kOffset) acc[r][t] = fmaf(off, xs[t], acc[r][t]);
         } else {
           acc[r][t] = fmaf(v[0], xv[t].x, acc[r][t]);
