@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "app/app_icon.h"
 #include "app/main_window.h"
 
 int main(int argc, char** argv) {
@@ -22,6 +23,9 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("hearth"));
   QApplication::setApplicationDisplayName(QStringLiteral("Hearth"));
   QApplication::setApplicationVersion(QStringLiteral(HEARTH_VERSION));
+  QApplication::setWindowIcon(hearth::app::app_icon());
+  // Matches the desktop entry's file name, so the shell pairs the window with its launcher and icon.
+  QGuiApplication::setDesktopFileName(QStringLiteral("hearth"));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Hearth: chat with a local language model."));

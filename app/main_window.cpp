@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "app/app_icon.h"
 #include "app/banner.h"
 #include "app/chat_controller.h"
 #include "app/chat_model.h"
@@ -29,6 +30,7 @@ namespace hearth::app {
 MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent) : QMainWindow(parent) {
   setObjectName(QStringLiteral("mainWindow"));
   setWindowTitle(QStringLiteral("Hearth"));
+  setWindowIcon(app_icon());
   log_ = new LogModel(this);
   log_sink_ = make_log_sink(log_);
   log::add_sink(log_sink_);

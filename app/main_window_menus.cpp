@@ -11,6 +11,8 @@
 #include "app/conversation_dock.h"
 #include "app/input_box.h"
 #include "app/main_window.h"
+
+#include "app/app_icon.h"
 #include "app/model_bar.h"
 #include "app/perf_dock.h"
 
@@ -72,9 +74,13 @@ void MainWindow::buildMenus() {
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Hearth"), this, [this] {
-    QMessageBox::about(this, tr("About Hearth"),
-                       tr("<b>Hearth %1</b><p>Local LLM chat with its own inference engine.</p>")
-                           .arg(QApplication::applicationVersion()));
+    QMessageBox box(this);
+    box.setObjectName(QStringLiteral("aboutBox"));
+    box.setWindowTitle(tr("About Hearth"));
+    box.setIconPixmap(app_icon().pixmap(64, 64));
+    box.setText(tr("<b>Hearth %1</b><p>Local LLM chat with its own inference engine.</p>")
+                    .arg(QApplication::applicationVersion()));
+    box.exec();
   });
 }
 

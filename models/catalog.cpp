@@ -89,7 +89,8 @@ Result<fs::path> resolve_model(std::string_view path_or_name) {
     fs::path p = models_dir() / e->file;
     if (fs::is_regular_file(p, ec)) return p;
     return make_error(ErrorCode::kNotFound, "model '" + std::string(path_or_name) + "' is not installed (expected " +
-                                                p.string() + "; the setup script installs the default model)");
+                                                p.string() + "). Install it with: hearth-fetch-model " + e->name +
+                                                " (in a source checkout: scripts/fetch_model.py " + e->name + ")");
   }
   const fs::path in_dir = models_dir() / as_path;
   if (as_path.is_relative() && fs::is_regular_file(in_dir, ec)) return in_dir;

@@ -11,6 +11,9 @@ and modification time, so a second run does not re-hash 100 MB).
 
 Usage: fetch_model.py [NAME]            install NAME (default: the catalog's default)
        fetch_model.py --print-default-name
+
+The Debian package installs this script as /usr/bin/hearth-fetch-model, with
+the catalog in /usr/share/hearth/catalog.json.
 """
 import hashlib
 import json
@@ -20,7 +23,11 @@ import sys
 import tempfile
 import zipfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+# A source checkout (scripts/../models/catalog.json) or an installed package
+# (bin/../share/hearth/catalog.json).
+CATALOG_PLACES = [os.path.join(HERE, "..", "models", "catalog.json"),
+                  os.path.join(HERE, "..", "share", "hearth", "catalog.json")]
 
 
 def models_dir():
@@ -103,7 +110,10 @@ def install(entry):
 
 
 def main():
-    with open(os.path.join(ROOT, "models", "catalog.json")) as f:
+    found = [p for p in CATALOG_PLACES if os.path.isfile(p)]
+    if not found:
+        sys.exit("fetch_model: the model catalog is missing (looked in " + ", ".join(map(os.path.normpath, CATALOG_PLACES)) + ")")
+    with open(found[0]) as f:
         catalog = json.load(f)
     if sys.argv[1:] == ["--print-default-name"]:
         print(catalog["default"])

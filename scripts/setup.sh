@@ -2,6 +2,7 @@
 # Installs everything Hearth needs on a fresh Debian machine, idempotently:
 # Debian packages, the Python test oracles (project-local .venv), the default
 # model, and a build of the `dev` preset. Used by scripts/run.sh and scripts/test.sh.
+# Usage: setup.sh [STEP...]   steps: apt python model build (default: all, in that order)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$HEARTH_ROOT"
@@ -36,17 +37,12 @@ install_default_model() {
   .venv/bin/python scripts/fetch_model.py || die "could not install the default model"
 }
 
-build() {
-  local preset=${HEARTH_PRESET:-dev}
-  if [ ! -f "build/$preset/CMakeCache.txt" ]; then
-    say "Configuring (preset $preset)"
-    cmake --preset "$preset" >/dev/null || die "cmake configure failed"
-  fi
-  say "Building (preset $preset)"
-  cmake --build --preset "$preset" -- -j"${HEARTH_JOBS:-$(nproc)}" || die "build failed"
-}
-
-install_apt_packages
-install_python_oracles
-install_default_model
-build
+for step in ${*:-apt python model build}; do
+  case $step in
+    apt) install_apt_packages ;;
+    python) install_python_oracles ;;
+    model) install_default_model ;;
+    build) configure_and_build "${HEARTH_PRESET:-dev}" ;;
+    *) die "unknown set-up step '$step' (steps: apt python model build)" ;;
+  esac
+done

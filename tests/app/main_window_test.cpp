@@ -14,6 +14,7 @@
 #include <QTest>
 #include <QToolButton>
 
+#include "app/banner.h"
 #include "app/chat_controller.h"
 #include "app/chat_model.h"
 #include "app/conversation_list_model.h"
@@ -21,6 +22,7 @@
 #include "app/main_window.h"
 #include "app/message_widget.h"
 #include "app/stats_history_model.h"
+#include "models/catalog.h"
 #include "settings/settings.h"
 #include "test_env.h"
 
@@ -51,6 +53,9 @@ class MainWindowTest : public QObject {
     {
       auto window = makeWindow();
       auto* c = window->controller();
+      // The icon comes from the compiled-in resources (resources/hearth.qrc), in every size the qrc lists.
+      QCOMPARE(window->windowIcon().availableSizes().size(), 7);
+      QCOMPARE(window->windowIcon().pixmap(48, 48).size(), QSize(48, 48));
       // The default model is installed by the test command: loading it must work.
       QTRY_VERIFY_WITH_TIMEOUT(window->engine()->model().has_value(), kLoadTimeoutMs);
       // No settings file: the engine gets the settings' default context length.
@@ -106,6 +111,25 @@ class MainWindowTest : public QObject {
     QTRY_VERIFY(!statsLabel(window.get(), 1)->text().isEmpty());
     QTRY_VERIFY_WITH_TIMEOUT(window->engine()->model().has_value(), kLoadTimeoutMs);  // the last model again
     QTRY_VERIFY(window->history()->rowCount() > 0);  // stats samples arrive while idle too
+  }
+
+  // A new user with no model yet (a fresh package install): the banner says how to get the default one.
+  void missingDefaultModelSaysHowToInstallIt() {
+    QTemporaryDir empty;
+    const QByteArray saved = qgetenv("HEARTH_MODELS_DIR");
+    qputenv("HEARTH_MODELS_DIR", empty.path().toUtf8());
+    MainWindowOptions options;
+    options.database_path = dir_.filePath(QStringLiteral("fresh.db"));
+    options.settings_path = dir_.filePath(QStringLiteral("fresh-settings.json"));
+    auto window = std::make_unique<MainWindow>(options);
+    window->show();
+    QTRY_VERIFY_WITH_TIMEOUT(window->banner()->isVisible(), kLoadTimeoutMs);
+    const QString text = window->banner()->text();
+    const QString name = QString::fromStdString(hearth::models::builtin_catalog().default_name);
+    QVERIFY2(text.contains(QStringLiteral("is not installed")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("hearth-fetch-model ") + name), qPrintable(text));
+    window.reset();
+    qputenv("HEARTH_MODELS_DIR", saved);
   }
 
  private:
