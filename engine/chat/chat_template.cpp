@@ -1,12 +1,14 @@
 #include "engine/chat/chat_template.h"
 
-#include "engine/chat/ast.h"
-#include "engine/chat/json.h"
-#include "engine/chat/lexer.h"
-#include "engine/chat/parser.h"
 #include "engine/core/log.h"
+#include "engine/jinja/ast.h"
+#include "engine/jinja/json.h"
+#include "engine/jinja/lexer.h"
+#include "engine/jinja/parser.h"
 
 namespace hearth::chat {
+
+using namespace jinja;  // the interpreter this file drives
 
 struct ChatTemplate::Impl {
   std::string source;  // normalized

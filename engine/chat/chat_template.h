@@ -24,11 +24,15 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/chat/renderer.h"
-#include "engine/chat/value.h"
+#include "engine/jinja/renderer.h"
+#include "engine/jinja/value.h"
 #include "hearth/result.h"
 
 namespace hearth::chat {
+
+// The interpreter (engine/jinja/) is the chat API's vocabulary for values and limits.
+using jinja::RenderLimits;
+using jinja::Value;
 
 struct ChatMessage {
   std::string role;

@@ -1,12 +1,12 @@
-#include "engine/chat/renderer.h"
+#include "engine/jinja/renderer.h"
 
 #include <ctime>
 
-#include "engine/chat/filters.h"
-#include "engine/chat/lexer.h"
-#include "engine/chat/operations.h"
+#include "engine/jinja/filters.h"
+#include "engine/jinja/lexer.h"
+#include "engine/jinja/operations.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 namespace {
 
 constexpr std::int64_t kMaxRange = 100000;  // jinja2's sandbox MAX_RANGE
@@ -483,4 +483,4 @@ Result<std::string> render_template(const Body& body, const Value& variables, st
   return Renderer(variables, source, limits).run(body);
 }
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

@@ -5,10 +5,12 @@
 #include <string>
 
 #include "engine/chat/chat_template.h"
-#include "engine/chat/json.h"
+#include "engine/jinja/json.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 namespace {
+
+using chat::ChatTemplate;
 
 struct Case {
   const char* tpl;
@@ -117,4 +119,4 @@ TEST(ChatLanguage, UndefinedSemantics) {
 }
 
 }  // namespace
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

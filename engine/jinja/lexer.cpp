@@ -1,13 +1,13 @@
-#include "engine/chat/lexer.h"
+#include "engine/jinja/lexer.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 
-#include "engine/chat/pystr.h"
+#include "engine/jinja/pystr.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 namespace {
 
 bool is_digit(char c) {
@@ -422,4 +422,4 @@ Result<std::vector<Token>> tokenize(std::string_view source) {
   return Lexer(source).run();
 }
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

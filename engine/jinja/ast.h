@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "engine/chat/value.h"
+#include "engine/jinja/value.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 
 enum class ExprKind : std::uint8_t {
   kConst,     // value
@@ -74,4 +74,4 @@ struct Stmt {
   std::vector<std::pair<std::string, ExprPtr>> params;  // kMacro; null default = required
 };
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

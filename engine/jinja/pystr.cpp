@@ -1,8 +1,8 @@
-#include "engine/chat/pystr.h"
+#include "engine/jinja/pystr.h"
 
 #include <algorithm>
 
-namespace hearth::chat::pystr {
+namespace hearth::jinja::pystr {
 namespace {
 
 // Length of a well-formed UTF-8 sequence starting at s[i], or 0 when malformed.
@@ -318,4 +318,4 @@ long find(std::string_view s, std::string_view sub, bool reverse) {
   return static_cast<long>(length(s.substr(0, p)));
 }
 
-}  // namespace hearth::chat::pystr
+}  // namespace hearth::jinja::pystr

@@ -8,11 +8,11 @@
 #include <string>
 #include <string_view>
 
-#include "engine/chat/ast.h"
-#include "engine/chat/value.h"
+#include "engine/jinja/ast.h"
+#include "engine/jinja/value.h"
 #include "hearth/result.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 
 // Bounds that keep a hostile template from running away; exceeding one is an error.
 struct RenderLimits {
@@ -27,4 +27,4 @@ struct RenderLimits {
 Result<std::string> render_template(const Body& body, const Value& variables, std::string_view source,
                                     const RenderLimits& limits = {});
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

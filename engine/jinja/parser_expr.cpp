@@ -2,10 +2,10 @@
 // calls, filters and tests.
 #include <algorithm>
 
-#include "engine/chat/filters.h"
-#include "engine/chat/parser_impl.h"
+#include "engine/jinja/filters.h"
+#include "engine/jinja/parser_impl.h"
 
-namespace hearth::chat::parser_detail {
+namespace hearth::jinja::parser_detail {
 
 Result<void> Parser::expect_op(std::string_view op) {
   if (!is_op(op)) return fail("expected '" + std::string(op) + "'", cur().offset);
@@ -407,4 +407,4 @@ Result<ExprPtr> Parser::parse_filter_expr(ExprPtr e) {
   }
 }
 
-}  // namespace hearth::chat::parser_detail
+}  // namespace hearth::jinja::parser_detail

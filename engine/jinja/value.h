@@ -20,7 +20,7 @@
 
 #include "hearth/result.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 
 class Value;
 
@@ -134,4 +134,4 @@ Result<bool> less_than(const Value& a, const Value& b);
 // "1.0", "1e+16", "1.5e-05", "inf", "nan".
 std::string python_float_repr(double d);
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

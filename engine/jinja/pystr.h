@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hearth::chat::pystr {
+namespace hearth::jinja::pystr {
 
 std::u32string decode(std::string_view utf8);
 std::string encode(std::u32string_view cps);
@@ -36,4 +36,4 @@ std::string replace(std::string_view s, std::string_view old_s, std::string_view
 long count(std::string_view s, std::string_view sub);
 long find(std::string_view s, std::string_view sub, bool reverse);  // code point index or -1
 
-}  // namespace hearth::chat::pystr
+}  // namespace hearth::jinja::pystr

@@ -1,11 +1,11 @@
-#include "engine/chat/parser.h"
+#include "engine/jinja/parser.h"
 
 #include <algorithm>
 
-#include "engine/chat/filters.h"
-#include "engine/chat/parser_impl.h"
+#include "engine/jinja/filters.h"
+#include "engine/jinja/parser_impl.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 namespace parser_detail {
 
 Result<Body> Parser::run() {
@@ -189,4 +189,4 @@ Result<Body> parse_template(const std::vector<Token>& tokens, std::string_view s
   return parser_detail::Parser(tokens, source).run();
 }
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 
-#include "engine/chat/value.h"
+#include "engine/jinja/value.h"
 #include "hearth/result.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 
 struct JsonDumpOptions {
   std::optional<std::string> indent;  // none: one line; else the text repeated per level
@@ -26,4 +26,4 @@ Result<std::string> to_json(const Value& value, const JsonDumpOptions& options =
 // json.loads of a complete document; numbers without '.', 'e' become ints (int64).
 Result<Value> parse_json(std::string_view text);
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

@@ -1,12 +1,12 @@
-#include "engine/chat/value.h"
+#include "engine/jinja/value.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
-#include "engine/chat/pystr.h"
+#include "engine/jinja/pystr.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 
 const Value* CallArgs::kwarg(std::string_view name) const {
   for (const auto& [k, v] : kwargs) {
@@ -319,4 +319,4 @@ Result<bool> less_than(const Value& a, const Value& b) {
                                                      a.type_name() + "' and '" + b.type_name() + "'");
 }
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/chat/value.h"
+#include "engine/jinja/value.h"
 #include "hearth/result.h"
 
-namespace hearth::chat::filter_detail {
+namespace hearth::jinja::filter_detail {
 
 // The argument at position `i`, or the keyword `name`; nullptr when absent.
 inline const Value* arg(const CallArgs& a, std::size_t i, std::string_view name) {
@@ -29,4 +29,4 @@ struct FilterEntry {
 // Sequence filters (select, map, sort, join, ...), defined in filters_seq.cpp.
 const std::vector<FilterEntry>& sequence_filters();
 
-}  // namespace hearth::chat::filter_detail
+}  // namespace hearth::jinja::filter_detail

@@ -2,12 +2,12 @@
 // select/reject, selectattr/rejectattr, map, sum, min, max, dictsort.
 #include <algorithm>
 
-#include "engine/chat/filter_args.h"
-#include "engine/chat/filters.h"
-#include "engine/chat/operations.h"
-#include "engine/chat/pystr.h"
+#include "engine/jinja/filter_args.h"
+#include "engine/jinja/filters.h"
+#include "engine/jinja/operations.h"
+#include "engine/jinja/pystr.h"
 
-namespace hearth::chat::filter_detail {
+namespace hearth::jinja::filter_detail {
 
 Result<Value> lookup_path(const Value& item, const std::string& path) {
   Value cur = item;
@@ -289,4 +289,4 @@ const std::vector<FilterEntry>& sequence_filters() {
   return table;
 }
 
-}  // namespace hearth::chat::filter_detail
+}  // namespace hearth::jinja::filter_detail

@@ -6,10 +6,10 @@
 
 #include <string_view>
 
-#include "engine/chat/value.h"
+#include "engine/jinja/value.h"
 #include "hearth/result.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 
 bool is_known_filter(std::string_view name);
 bool is_known_test(std::string_view name);
@@ -18,4 +18,4 @@ bool is_known_test(std::string_view name);
 Result<Value> apply_filter(std::string_view name, const Value& input, const CallArgs& args);
 Result<bool> apply_test(std::string_view name, const Value& input, const CallArgs& args);
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

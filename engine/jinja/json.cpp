@@ -1,4 +1,4 @@
-#include "engine/chat/json.h"
+#include "engine/jinja/json.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "engine/chat/pystr.h"
+#include "engine/jinja/pystr.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 namespace {
 
 constexpr int kMaxJsonDepth = 256;
@@ -371,4 +371,4 @@ Result<Value> parse_json(std::string_view text) {
   return v;
 }
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

@@ -1,5 +1,5 @@
 // Scalar and string filters, and the filter dispatch table.
-#include "engine/chat/filters.h"
+#include "engine/jinja/filters.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,12 +8,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "engine/chat/filter_args.h"
-#include "engine/chat/json.h"
-#include "engine/chat/operations.h"
-#include "engine/chat/pystr.h"
+#include "engine/jinja/filter_args.h"
+#include "engine/jinja/json.h"
+#include "engine/jinja/operations.h"
+#include "engine/jinja/pystr.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 namespace {
 
 using filter_detail::arg;
@@ -295,4 +295,4 @@ Result<Value> apply_filter(std::string_view name, const Value& input, const Call
   return fn(input, args);
 }
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

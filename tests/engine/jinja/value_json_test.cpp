@@ -5,11 +5,11 @@
 #include <limits>
 #include <string>
 
-#include "engine/chat/json.h"
-#include "engine/chat/pystr.h"
-#include "engine/chat/value.h"
+#include "engine/jinja/json.h"
+#include "engine/jinja/pystr.h"
+#include "engine/jinja/value.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 namespace {
 
 TEST(ChatValue, FloatReprMatchesPython) {
@@ -100,4 +100,4 @@ TEST(ChatPyStr, PythonStringOperations) {
 }
 
 }  // namespace
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

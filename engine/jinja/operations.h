@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/chat/value.h"
+#include "engine/jinja/value.h"
 #include "hearth/result.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 
 Result<Value> get_attr(const Value& obj, std::string_view name);
 Result<Value> get_item(const Value& obj, const Value& key);
@@ -38,4 +38,4 @@ Result<Value> call_method(const Value& obj, std::string_view name, const CallArg
 // The error jinja2 raises when an undefined value is used in an operation.
 Error undefined_error(std::string_view what);
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

@@ -2,11 +2,11 @@
 #include <algorithm>
 #include <array>
 
-#include "engine/chat/filters.h"
-#include "engine/chat/operations.h"
-#include "engine/chat/pystr.h"
+#include "engine/jinja/filters.h"
+#include "engine/jinja/operations.h"
+#include "engine/jinja/pystr.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 namespace {
 
 constexpr std::array<std::string_view, 37> kTests = {
@@ -80,4 +80,4 @@ Result<bool> apply_test(std::string_view name, const Value& v, const CallArgs& a
   return comparison_test(name, v, *other);
 }
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

@@ -8,11 +8,11 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/chat/ast.h"
-#include "engine/chat/lexer.h"
+#include "engine/jinja/ast.h"
+#include "engine/jinja/lexer.h"
 #include "hearth/result.h"
 
-namespace hearth::chat::parser_detail {
+namespace hearth::jinja::parser_detail {
 
 constexpr int kMaxNesting = 128;  // expression and block nesting; deeper is an error, not a stack overflow
 
@@ -123,4 +123,4 @@ class Parser {
   int depth_ = 0;
 };
 
-}  // namespace hearth::chat::parser_detail
+}  // namespace hearth::jinja::parser_detail

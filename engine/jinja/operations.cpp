@@ -1,10 +1,10 @@
-#include "engine/chat/operations.h"
+#include "engine/jinja/operations.h"
 
 #include <cmath>
 
-#include "engine/chat/pystr.h"
+#include "engine/jinja/pystr.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 namespace {
 
 Error type_error(std::string_view op, const Value& a, const Value& b) {
@@ -309,4 +309,4 @@ Result<bool> compare(std::string_view op, const Value& a, const Value& b) {
   return !lt;
 }
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <array>
 
-#include "engine/chat/operations.h"
-#include "engine/chat/pystr.h"
+#include "engine/jinja/operations.h"
+#include "engine/jinja/pystr.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 namespace {
 
 constexpr std::array<std::string_view, 24> kStringMethods = {
@@ -185,4 +185,4 @@ Result<Value> call_method(const Value& obj, std::string_view name, const CallArg
                     std::string("unsupported method '") + obj.type_name() + "." + std::string(name) + "'");
 }
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

@@ -11,7 +11,7 @@
 
 #include "hearth/result.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 
 enum class TokenType : std::uint8_t {
   kData,        // literal template text (already whitespace-controlled)
@@ -52,4 +52,4 @@ std::string normalize_source(std::string_view source);
 // Tokenizes a normalized source. Errors name line and column.
 Result<std::vector<Token>> tokenize(std::string_view source);
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja

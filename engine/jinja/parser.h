@@ -8,13 +8,13 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/chat/ast.h"
-#include "engine/chat/lexer.h"
+#include "engine/jinja/ast.h"
+#include "engine/jinja/lexer.h"
 #include "hearth/result.h"
 
-namespace hearth::chat {
+namespace hearth::jinja {
 
 // `source` is the normalized source the tokens came from (for positions).
 Result<Body> parse_template(const std::vector<Token>& tokens, std::string_view source);
 
-}  // namespace hearth::chat
+}  // namespace hearth::jinja
