@@ -23,7 +23,7 @@
 #include "engine/tokenizer/byte_unicode.h"
 #include "engine/tokenizer/decoder.h"
 #include "engine/tokenizer/encoder.h"
-#include "engine/tokenizer/utf8.h"
+#include "engine/core/utf8.h"
 #include "engine/tokenizer/vocab_from_gguf.h"
 #include "models/catalog.h"
 

@@ -1,5 +1,6 @@
 #include "engine/gguf/gguf_cursor.h"
 
+#include "engine/core/utf8.h"
 #include "engine/gguf/utf8.h"
 
 namespace hearth::gguf {
@@ -34,7 +35,7 @@ Result<std::string_view> Cursor::string(std::string_view what) {
   }
   HEARTH_ASSIGN_OR_RETURN(const std::byte* p, take(len, what));
   std::string_view s(reinterpret_cast<const char*>(p), static_cast<std::size_t>(len));
-  if (!is_valid_utf8(s))
+  if (find_invalid_utf8(s))
     return corrupt_at(start, std::string(what) + " " + quote_for_message(s) + " is not valid UTF-8");
   return s;
 }

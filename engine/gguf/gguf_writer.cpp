@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "engine/core/utf8.h"
 #include "engine/gguf/utf8.h"
 #include "engine/gguf/writer_value.h"
 
@@ -43,7 +44,7 @@ void GgufWriter::defer(Error e) {
 void GgufWriter::add(std::string_view key, WriterValue value) {
   const std::string ctx = "key " + quote_for_message(key);
   if (key.empty()) return defer(invalid("empty metadata key"));
-  if (!is_valid_utf8(key)) return defer(invalid(ctx + " is not valid UTF-8"));
+  if (find_invalid_utf8(key)) return defer(invalid(ctx + " is not valid UTF-8"));
   for (const auto& kv : kvs_) {
     if (kv.first != key) continue;
     // general.alignment added by the constructor may be restated with the same value.
@@ -73,7 +74,7 @@ void GgufWriter::add_tensor(std::string_view name, GgmlType type, std::vector<st
 void GgufWriter::add_tensor(std::string_view name, GgmlType type, std::vector<std::int64_t> ne, TensorFiller fill) {
   const std::string ctx = "tensor " + quote_for_message(name);
   if (name.empty()) return defer(invalid("empty tensor name"));
-  if (!is_valid_utf8(name)) return defer(invalid(ctx + ": name is not valid UTF-8"));
+  if (find_invalid_utf8(name)) return defer(invalid(ctx + ": name is not valid UTF-8"));
   for (const PendingTensor& t : tensors_) {
     if (t.name == name) return defer(invalid("duplicate " + ctx));
   }

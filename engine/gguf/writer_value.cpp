@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "engine/core/utf8.h"
 #include "engine/gguf/utf8.h"
 
 namespace hearth::gguf {
@@ -81,7 +82,7 @@ Result<void> check_value(const WriterValue& v, const std::string& ctx, int depth
   if (static_cast<std::uint32_t>(v.type) >= kValueTypeCount) {
     return make_error(ErrorCode::kInvalidArgument, ctx + ": invalid value type");
   }
-  if (v.type == ValueType::kString && !is_valid_utf8(v.str)) {
+  if (v.type == ValueType::kString && find_invalid_utf8(v.str)) {
     return make_error(ErrorCode::kInvalidArgument, ctx + ": string is not valid UTF-8");
   }
   if (v.type != ValueType::kArray) return {};

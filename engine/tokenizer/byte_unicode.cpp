@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "engine/tokenizer/utf8.h"
+#include "engine/core/utf8.h"
 
 namespace hearth::tokenizer {
 namespace {

@@ -1,6 +1,6 @@
 #include "engine/tokenizer/encoder.h"
 
-#include "engine/tokenizer/utf8.h"
+#include "engine/core/utf8.h"
 
 namespace hearth::tokenizer {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "engine/tokenizer/utf8.h"
+#include "engine/core/utf8.h"
 
 namespace hearth::tokenizer {
 namespace {

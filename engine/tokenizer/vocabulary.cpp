@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "engine/core/log.h"
+#include "engine/core/utf8.h"
 #include "engine/tokenizer/byte_unicode.h"
 #include "engine/tokenizer/pre_tokenizer.h"
 #include "engine/tokenizer/special_split.h"
-#include "engine/tokenizer/utf8.h"
 
 namespace hearth::tokenizer {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/tokenizer/utf8.h"
+#include "engine/core/utf8.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
-// UTF-8 helpers shared by the tokenizer: strict validation (the encoder
-// rejects invalid input), sanitizing with U+FFFD (the decoders never hand out
-// invalid UTF-8 unless asked for raw bytes), and code point iteration.
+// The engine's one UTF-8 implementation: strict validation (the GGUF reader
+// refuses invalid names and strings, the tokenizer's encoder invalid input),
+// sanitizing with U+FFFD (the decoders never hand out invalid UTF-8 unless
+// asked for raw bytes), and code point iteration (tokenizer, Jinja strings).
 //
 // "Valid" is RFC 3629: no overlong forms, no surrogates (U+D800..U+DFFF), no
 // code points above U+10FFFF, no stray continuation bytes.
@@ -11,11 +12,15 @@
 #include <string>
 #include <string_view>
 
-namespace hearth::tokenizer {
+namespace hearth {
 
 // Byte offset of the first invalid or truncated sequence, or nullopt when the
 // whole of `text` is valid UTF-8.
 std::optional<std::size_t> find_invalid_utf8(std::string_view text);
+
+// Length in bytes (1..4) of the valid sequence at text[pos], or 0 when none
+// starts there (invalid or truncated).
+std::size_t valid_utf8_length(std::string_view text, std::size_t pos);
 
 // Length in bytes (1..4) of the sequence starting with `lead`, or 0 when
 // `lead` cannot start a sequence. Only the lead byte is looked at.
@@ -37,4 +42,4 @@ std::size_t append_sanitized_utf8(std::string& out, std::string_view in, bool fi
 // `in` with invalid subparts replaced by U+FFFD.
 std::string sanitize_utf8(std::string_view in);
 
-}  // namespace hearth::tokenizer
+}  // namespace hearth

@@ -1,8 +1,8 @@
-#include "engine/tokenizer/utf8.h"
+#include "engine/core/utf8.h"
 
 #include <cstdint>
 
-namespace hearth::tokenizer {
+namespace hearth {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
@@ -61,6 +61,11 @@ std::size_t utf8_sequence_length(unsigned char lead) {
   if (lead >= 0xE0 && lead <= 0xEF) return 3;
   if (lead >= 0xF0 && lead <= 0xF4) return 4;
   return 0;  // continuation byte, C0/C1 (always overlong) or F5..FF
+}
+
+std::size_t valid_utf8_length(std::string_view text, std::size_t pos) {
+  std::size_t len = 0;
+  return scan_sequence(text, pos, len) == Scan::kValid ? len : 0;
 }
 
 std::optional<std::size_t> find_invalid_utf8(std::string_view text) {
@@ -130,4 +135,4 @@ std::string sanitize_utf8(std::string_view in) {
   return out;
 }
 
-}  // namespace hearth::tokenizer
+}  // namespace hearth
