@@ -97,7 +97,7 @@ double weight_tolerance(k::GgmlType type) {
 }
 
 // One backend with the test's shape, activations and a KV pool of 8 blocks of 4.
-class BackendOps : public ::testing::Test {
+class BackendOpsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string skip;
@@ -148,6 +148,15 @@ class BackendOps : public ::testing::Test {
   std::vector<SequenceStep> steps_;
 };
 
+// One suite name per backend: both executables register their tests with ctest.
+#if defined(HEARTH_OPS_TEST_CUDA)
+class CudaBackendOps : public BackendOpsTest {};
+#define BACKEND_OPS CudaBackendOps
+#else
+class CpuBackendOps : public BackendOpsTest {};
+#define BACKEND_OPS CpuBackendOps
+#endif
+
 std::vector<double> matvec(const HostMatrix& w, const std::vector<float>& x, std::int64_t n,
                            const std::vector<float>* bias = nullptr) {
   std::vector<double> y(static_cast<std::size_t>(n * w.rows));
@@ -173,7 +182,7 @@ std::vector<double> rms_norm_ref(const std::vector<float>& x, const std::vector<
   return y;
 }
 
-TEST_F(BackendOps, EmbeddingLooksUpEachTokensRow) {
+TEST_F(BACKEND_OPS, EmbeddingLooksUpEachTokensRow) {
   for (const k::GgmlType type : {k::GgmlType::kF32, k::GgmlType::kQ8_0, k::GgmlType::kQ4_0}) {
     const HostMatrix table = random_matrix(rng_, type, 11, kEmbd);
     const Matrix m = upload(table, MatrixUse::kEmbedding);
@@ -187,7 +196,7 @@ TEST_F(BackendOps, EmbeddingLooksUpEachTokensRow) {
   }
 }
 
-TEST_F(BackendOps, RmsNormMatchesTheReference) {
+TEST_F(BACKEND_OPS, RmsNormMatchesTheReference) {
   const std::int64_t n = 6;
   const std::vector<float> x = random_floats(rng_, n * kEmbd, 3.0f), w = random_floats(rng_, kEmbd);
   const Vector wv = upload(w);
@@ -199,7 +208,7 @@ TEST_F(BackendOps, RmsNormMatchesTheReference) {
 }
 
 // 3 tokens run the CUDA GEMV, 12 its cuBLAS path.
-TEST_F(BackendOps, LinearWithAndWithoutBiasMatchesTheReference) {
+TEST_F(BACKEND_OPS, LinearWithAndWithoutBiasMatchesTheReference) {
   for (const std::int64_t n : {3, 12}) {
     for (const k::GgmlType type : {k::GgmlType::kF32, k::GgmlType::kQ8_0, k::GgmlType::kQ4_0}) {
       const HostMatrix w = random_matrix(rng_, type, kQDim, kEmbd);
@@ -218,7 +227,7 @@ TEST_F(BackendOps, LinearWithAndWithoutBiasMatchesTheReference) {
   }
 }
 
-TEST_F(BackendOps, LinearManyGivesEachMatrixsProductAndBias) {
+TEST_F(BACKEND_OPS, LinearManyGivesEachMatrixsProductAndBias) {
   for (const std::int64_t n : {1, 10}) {
     const HostMatrix wq = random_matrix(rng_, k::GgmlType::kQ8_0, kQDim, kEmbd);
     const HostMatrix wk = random_matrix(rng_, k::GgmlType::kQ8_0, kKvDim, kEmbd);
@@ -237,7 +246,7 @@ TEST_F(BackendOps, LinearManyGivesEachMatrixsProductAndBias) {
   }
 }
 
-TEST_F(BackendOps, LinearResidualAddsTheProductToTheStream) {
+TEST_F(BACKEND_OPS, LinearResidualAddsTheProductToTheStream) {
   for (const std::int64_t n : {2, 9}) {
     const HostMatrix w = random_matrix(rng_, k::GgmlType::kF32, kEmbd, kQDim);
     const std::vector<float> x = random_floats(rng_, n * kQDim), r = random_floats(rng_, n * kEmbd);
@@ -254,7 +263,7 @@ TEST_F(BackendOps, LinearResidualAddsTheProductToTheStream) {
 }
 
 // Both pair orders, q and k with their own head counts, positions from 3 on.
-TEST_F(BackendOps, RopeRotatesEachHeadByItsPosition) {
+TEST_F(BACKEND_OPS, RopeRotatesEachHeadByItsPosition) {
   for (const bool neox : {false, true}) {
     const std::int64_t n = 5;
     const std::int32_t start = 3;
@@ -288,7 +297,7 @@ TEST_F(BackendOps, RopeRotatesEachHeadByItsPosition) {
 
 // A 9-token prompt in one step, then 2 more tokens on top of its cache: each
 // token attends causally to every earlier position, through the block table.
-TEST_F(BackendOps, StoreKvAndAttentionMatchCausalAttention) {
+TEST_F(BACKEND_OPS, StoreKvAndAttentionMatchCausalAttention) {
   ASSERT_TRUE(ops_->allocate_kv(KvLayout{8, 4}).ok());
   const std::int64_t n_total = 11;
   const std::vector<float> q = random_floats(rng_, n_total * kQDim), kv_k = random_floats(rng_, n_total * kKvDim),
@@ -331,7 +340,7 @@ TEST_F(BackendOps, StoreKvAndAttentionMatchCausalAttention) {
   EXPECT_LT(nmse(got, want), 1e-5);
 }
 
-TEST_F(BackendOps, GluAndAddAreElementWise) {
+TEST_F(BACKEND_OPS, GluAndAddAreElementWise) {
   const std::int64_t n = 4;
   const std::vector<float> g = random_floats(rng_, n * kEmbd), u = random_floats(rng_, n * kEmbd);
   begin(n);
@@ -351,7 +360,7 @@ TEST_F(BackendOps, GluAndAddAreElementWise) {
 
 // Two sequences: the first wants its last token's logits, the second all of
 // its tokens'; a third wants none. Rows come back in step order.
-TEST_F(BackendOps, LogitsNormAndProjectTheWantedRowsOnly) {
+TEST_F(BACKEND_OPS, LogitsNormAndProjectTheWantedRowsOnly) {
   const HostMatrix out = random_matrix(rng_, k::GgmlType::kQ8_0, 40, kEmbd);
   const std::vector<float> norm = random_floats(rng_, kEmbd);
   ops_->set_output(upload(out));
@@ -382,7 +391,7 @@ struct Recorder final : OpObserver {
   std::string log;
 };
 
-TEST_F(BackendOps, AnObserverSeesEachOpsKindNameAndLayerAroundIt) {
+TEST_F(BACKEND_OPS, AnObserverSeesEachOpsKindNameAndLayerAroundIt) {
   Recorder rec;
   const std::vector<float> w(kEmbd, 1.0f);
   const Vector wv = upload(w);
@@ -397,7 +406,7 @@ TEST_F(BackendOps, AnObserverSeesEachOpsKindNameAndLayerAroundIt) {
   EXPECT_EQ(rec.log, "+rms_norm:ffn_norm1 -rms_norm:ffn_norm1 +add:residual1 -add:residual1 ");
 }
 
-TEST_F(BackendOps, LayerMarksGiveOneTimePerLayer) {
+TEST_F(BACKEND_OPS, LayerMarksGiveOneTimePerLayer) {
   begin(1);
   for (std::uint32_t l = 0; l <= kLayers; ++l) ops_->mark_layer(l);
   finish();
