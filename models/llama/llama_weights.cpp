@@ -114,8 +114,8 @@ Result<ModelHyperParams> read_llama_hparams(const gguf::GgufFile& f) {
   return hp;
 }
 
-Result<LlamaWeights> bind_llama_weights(const gguf::GgufFile& f) {
-  LlamaWeights w;
+Result<LlamaFileWeights> bind_llama_weights(const gguf::GgufFile& f) {
+  LlamaFileWeights w;
   HEARTH_ASSIGN_OR_RETURN(w.hp, read_llama_hparams(f));
   const ModelHyperParams& hp = w.hp;
   const std::int64_t embd = hp.n_embd, vocab = hp.n_vocab, ff = hp.n_ff;
@@ -125,7 +125,8 @@ Result<LlamaWeights> bind_llama_weights(const gguf::GgufFile& f) {
   HEARTH_ASSIGN_OR_RETURN(w.token_embd, bind(f, "token_embd.weight", embd, vocab, false, false));
   HEARTH_ASSIGN_OR_RETURN(w.output_norm, bind(f, "output_norm.weight", embd, 0, false, true));
   HEARTH_ASSIGN_OR_RETURN(w.output, bind(f, "output.weight", embd, vocab, true, false));
-  if (!w.output) w.output = w.token_embd;  // tied embeddings
+  w.tied = !w.output;
+  if (w.tied) w.output = w.token_embd;
   for (std::uint32_t i = 0; i < hp.n_layer; ++i) {
     const std::string b = "blk." + std::to_string(i) + ".";
     LlamaLayerWeights l;
@@ -143,8 +144,73 @@ Result<LlamaWeights> bind_llama_weights(const gguf::GgufFile& f) {
     HEARTH_ASSIGN_OR_RETURN(l.w_down, bind(f, b + "ffn_down.weight", ff, embd, false, false));
     w.layers.push_back(l);
   }
-  for (const auto& t : f.tensors()) w.weight_bytes += t.n_bytes;
   return w;
+}
+
+std::size_t llama_weight_bytes(const LlamaFileWeights& w) {
+  std::size_t bytes = 0;
+  const auto add = [&](const WeightRef& r) { bytes += r ? r.info->n_bytes : 0; };
+  add(w.token_embd);
+  if (!w.tied) add(w.output);
+  add(w.output_norm);
+  for (const LlamaLayerWeights& l : w.layers) {
+    for (const WeightRef* r :
+         {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.bq, &l.bk, &l.bv, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down}) {
+      add(*r);
+    }
+  }
+  return bytes;
+}
+
+namespace {
+
+backend::HostTensor host_tensor(const WeightRef& w) {
+  return backend::HostTensor{w.info->name, w.type, w.rows, w.cols, w.data, w.info->n_bytes};
+}
+
+Result<backend::Matrix> upload(backend::Ops& ops, const WeightRef& w,
+                               backend::MatrixUse use = backend::MatrixUse::kLinear) {
+  return ops.upload_matrix(host_tensor(w), use);
+}
+
+Result<backend::Vector> upload_vector(backend::Ops& ops, const WeightRef& w) {
+  if (!w) return backend::Vector{};
+  return ops.upload_vector(host_tensor(w));
+}
+
+}  // namespace
+
+Result<LlamaWeights> upload_llama_weights(const LlamaFileWeights& w, backend::Ops& ops) {
+  HEARTH_TRY(ops.reserve_weights(llama_weight_bytes(w)));
+  LlamaWeights out;
+  out.hp = w.hp;
+  out.tied = w.tied;
+  HEARTH_ASSIGN_OR_RETURN(out.token_embd, upload(ops, w.token_embd, backend::MatrixUse::kEmbedding));
+  if (w.tied) {
+    out.output = out.token_embd;  // the same tensor, uploaded once
+  } else {
+    HEARTH_ASSIGN_OR_RETURN(out.output, upload(ops, w.output));
+  }
+  HEARTH_ASSIGN_OR_RETURN(out.output_norm, upload_vector(ops, w.output_norm));
+  out.layers.resize(w.layers.size());
+  for (std::size_t i = 0; i < w.layers.size(); ++i) {
+    const LlamaLayerWeights& src = w.layers[i];
+    auto& dst = out.layers[i];
+    HEARTH_ASSIGN_OR_RETURN(dst.attn_norm, upload_vector(ops, src.attn_norm));
+    HEARTH_ASSIGN_OR_RETURN(dst.wq, upload(ops, src.wq));
+    HEARTH_ASSIGN_OR_RETURN(dst.wk, upload(ops, src.wk));
+    HEARTH_ASSIGN_OR_RETURN(dst.wv, upload(ops, src.wv));
+    HEARTH_ASSIGN_OR_RETURN(dst.wo, upload(ops, src.wo));
+    HEARTH_ASSIGN_OR_RETURN(dst.bq, upload_vector(ops, src.bq));
+    HEARTH_ASSIGN_OR_RETURN(dst.bk, upload_vector(ops, src.bk));
+    HEARTH_ASSIGN_OR_RETURN(dst.bv, upload_vector(ops, src.bv));
+    HEARTH_ASSIGN_OR_RETURN(dst.ffn_norm, upload_vector(ops, src.ffn_norm));
+    HEARTH_ASSIGN_OR_RETURN(dst.w_gate, upload(ops, src.w_gate));
+    HEARTH_ASSIGN_OR_RETURN(dst.w_up, upload(ops, src.w_up));
+    HEARTH_ASSIGN_OR_RETURN(dst.w_down, upload(ops, src.w_down));
+  }
+  ops.set_output(out.output);
+  return out;
 }
 
 }  // namespace hearth::models

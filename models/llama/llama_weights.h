@@ -1,8 +1,8 @@
 // The llama family's hyper-parameters and weights, read from a GGUF and
 // checked before anything runs: every tensor the architecture needs must be
 // present, of a type the kernels compute, and of exactly the expected shape;
-// a mismatch is an error naming the tensor. Weights stay in the file mapping
-// (no copies on the CPU path).
+// a mismatch is an error naming the tensor. Then uploaded once to the backend
+// the model runs on (the CPU keeps them in the file mapping, no copies).
 //
 // Covers: llama (adjacent-pair RoPE), SmolLM2 (llama with tied embeddings),
 // qwen2 (NeoX RoPE, Q/K/V biases).
@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/backend/ops.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
 #include "hearth/result.h"
@@ -30,27 +31,44 @@ struct WeightRef {
   explicit operator bool() const { return info != nullptr; }
 };
 
-struct LlamaLayerWeights {
-  WeightRef attn_norm;             // [n_embd] f32
-  WeightRef wq, wk, wv, wo;        // [n_head*hd][n_embd], [n_kv*hd][n_embd] x2, [n_embd][n_head*hd]
-  WeightRef bq, bk, bv;            // qwen2 only: [n_head*hd], [n_kv*hd] x2 f32
-  WeightRef ffn_norm;              // [n_embd] f32
-  WeightRef w_gate, w_up, w_down;  // [n_ff][n_embd] x2, [n_embd][n_ff]
+// The llama family's weights, one struct for the file and every backend:
+// Mat/Vec are WeightRef while bound to the file (checked, in its mapping),
+// backend::Matrix / backend::Vector once uploaded (LlamaWeights).
+// hd = head_dim; matrices are [rows][cols] (GGUF ne = [cols, rows]).
+template <typename Mat, typename Vec>
+struct LlamaLayerWeightsOf {
+  Vec attn_norm;             // [n_embd] f32
+  Mat wq, wk, wv, wo;        // [n_head*hd][n_embd], [n_kv*hd][n_embd] x2, [n_embd][n_head*hd]
+  Vec bq, bk, bv;            // qwen2 only: [n_head*hd], [n_kv*hd] x2 f32; empty otherwise
+  Vec ffn_norm;              // [n_embd] f32
+  Mat w_gate, w_up, w_down;  // [n_ff][n_embd] x2, [n_embd][n_ff]
 };
 
-struct LlamaWeights {
+template <typename Mat, typename Vec>
+struct LlamaWeightsOf {
   ModelHyperParams hp;
-  WeightRef token_embd;   // [n_vocab][n_embd]
-  WeightRef output_norm;  // [n_embd] f32
-  WeightRef output;       // [n_vocab][n_embd]; token_embd when tied
-  std::vector<LlamaLayerWeights> layers;
-  std::size_t weight_bytes = 0;  // all tensors used
+  Mat token_embd;                                     // [n_vocab][n_embd]
+  Vec output_norm;                                    // [n_embd] f32
+  Mat output;                                         // [n_vocab][n_embd]; token_embd when tied
+  bool tied = false;                                  // no output.weight in the file (SmolLM2): output is token_embd
+  std::vector<LlamaLayerWeightsOf<Mat, Vec>> layers;  // [n_layer]
 };
+
+using LlamaLayerWeights = LlamaLayerWeightsOf<WeightRef, WeightRef>;
+using LlamaFileWeights = LlamaWeightsOf<WeightRef, WeightRef>;
+using LlamaWeights = LlamaWeightsOf<backend::Matrix, backend::Vector>;
 
 // Architectures this loader handles.
 bool is_llama_family(std::string_view architecture);
 
 Result<ModelHyperParams> read_llama_hparams(const gguf::GgufFile& file);
-Result<LlamaWeights> bind_llama_weights(const gguf::GgufFile& file);
+Result<LlamaFileWeights> bind_llama_weights(const gguf::GgufFile& file);
+
+// Bytes of the tensors the forward pass reads (the tied output once).
+std::size_t llama_weight_bytes(const LlamaFileWeights& w);
+
+// Uploads every tensor to `ops` (after reserve_weights of their bytes) and
+// returns the backend's handles; kOutOfMemory / kUnsupported name the tensor.
+Result<LlamaWeights> upload_llama_weights(const LlamaFileWeights& w, backend::Ops& ops);
 
 }  // namespace hearth::models

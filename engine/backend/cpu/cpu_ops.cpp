@@ -2,7 +2,6 @@
 
 #include <array>
 #include <cassert>
-#include <cmath>
 
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/elementwise.h"
@@ -103,7 +102,7 @@ void CpuOps::store_kv(const PagedKv& kv, std::span<const std::int32_t> block_tab
   }
 }
 
-void CpuOps::attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, std::int64_t n_heads) {
+void CpuOps::attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, std::int64_t n_heads, float scale) {
   auto& positions = impl_->positions;
   auto& batch = impl_->attention_seqs;
   std::size_t total = 0;
@@ -123,7 +122,7 @@ void CpuOps::attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, st
       kv.k, kv.v, k::KvDtype::kF16, kv.block_size, static_cast<int>(kv.n_kv_heads), static_cast<int>(kv.head_dim)};
   k::AttentionParams params;
   params.n_heads = static_cast<int>(n_heads);
-  params.scale = 1.0f / std::sqrt(static_cast<float>(kv.head_dim));
+  params.scale = scale;
   k::paged_attention_batch(batch, pk, params, &impl_->pool);
 }
 

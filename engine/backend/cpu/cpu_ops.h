@@ -84,8 +84,8 @@ class CpuOps {
   // Causal grouped-query attention of each sequence's queries over positions
   // 0..(own position) of its paged K/V, all sequences in one pass over the
   // thread pool (a sequence's output does not depend on the others).
-  // n_heads: a multiple of n_kv_heads.
-  void attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, std::int64_t n_heads);
+  // n_heads: a multiple of n_kv_heads; scores scaled by `scale` (usually 1 / sqrt(head_dim)).
+  void attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, std::int64_t n_heads, float scale);
 
  private:
   struct Impl;  // the thread pool and scratch buffers

@@ -1,0 +1,217 @@
+#include "engine/backend/cpu/cpu_backend.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "kernels/cpu/ggml_type.h"
+
+namespace hearth::cpu {
+namespace {
+
+using backend::Activation;
+
+int thread_count(int requested) {
+  const int n = requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(n, 1);
+}
+
+Matrix cpu_matrix(const backend::Matrix& w) {
+  return Matrix{w.type, w.rows, w.cols, w.data};
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(const CpuBackendOptions& options)
+    : ops_(thread_count(options.n_threads), options.refine_activations) {}
+
+CpuBackend::~CpuBackend() = default;
+
+Result<backend::Matrix> CpuBackend::upload_matrix(const backend::HostTensor& t, backend::MatrixUse) {
+  const auto type = static_cast<kernels::GgmlType>(t.type);
+  if (kernels::type_traits_from_id(t.type) == nullptr) {
+    return make_error(ErrorCode::kUnsupported, "tensor " + std::string(t.name) + ": unknown type");
+  }
+  weight_bytes_ += t.bytes;
+  return backend::Matrix{t.type, t.data, t.rows, t.cols, kernels::row_bytes(type, t.cols)};
+}
+
+Result<backend::Vector> CpuBackend::upload_vector(const backend::HostTensor& t) {
+  if (t.type != static_cast<std::uint32_t>(kernels::GgmlType::kF32)) {
+    return make_error(ErrorCode::kUnsupported, "tensor " + std::string(t.name) + ": expected an f32 vector");
+  }
+  weight_bytes_ += t.bytes;
+  return backend::Vector{static_cast<const float*>(t.data), t.rows * t.cols};
+}
+
+std::size_t CpuBackend::kv_block_bytes(std::int32_t block_size) const {
+  const backend::ModelShape& s = shape();
+  return 2ull * static_cast<std::size_t>(s.n_layer) * static_cast<std::size_t>(block_size) *
+         static_cast<std::size_t>(s.n_head_kv) * static_cast<std::size_t>(s.head_dim) * sizeof(std::uint16_t);
+}
+
+Result<void> CpuBackend::allocate_kv(const KvLayout& layout) {
+  if (layout.num_blocks <= 0 || layout.block_size <= 0) {
+    return make_error(ErrorCode::kInvalidArgument, "KV layout needs a positive number of blocks and block size");
+  }
+  const std::size_t per_cache = kv_block_bytes(layout.block_size) / 2 / sizeof(std::uint16_t) * layout.num_blocks;
+  try {
+    k_cache_.assign(per_cache, 0);
+    v_cache_.assign(per_cache, 0);
+  } catch (const std::bad_alloc&) {
+    k_cache_ = {};
+    v_cache_ = {};
+    return make_error(
+        ErrorCode::kOutOfMemory,
+        "cannot allocate a KV cache of " + std::to_string(2 * per_cache * sizeof(std::uint16_t) >> 20) + " MiB");
+  }
+  kv_layout_ = layout;
+  return {};
+}
+
+PagedKv CpuBackend::layer_kv(std::int32_t layer) {
+  const std::size_t layer_elems = k_cache_.size() / static_cast<std::size_t>(shape().n_layer);
+  const auto offset = static_cast<std::size_t>(layer) * layer_elems;
+  return PagedKv{k_cache_.data() + offset, v_cache_.data() + offset, kv_layout_.block_size, shape().n_head_kv,
+                 shape().head_dim};
+}
+
+Result<void> CpuBackend::begin_step(std::span<const SequenceStep> steps) {
+  layer_ms_.clear();
+  tokens_.clear();
+  positions_.clear();
+  seqs_.clear();
+  for (const SequenceStep& s : steps) {
+    const auto count = static_cast<std::int64_t>(s.tokens.size());
+    const std::int64_t logit_rows = s.want_logits ? (s.all_logits ? count : 1) : 0;
+    seqs_.push_back(Seq{s.block_table, s.start_pos, static_cast<std::int64_t>(tokens_.size()), count, logit_rows});
+    for (std::int64_t i = 0; i < count; ++i) {
+      tokens_.push_back(s.tokens[static_cast<std::size_t>(i)]);
+      positions_.push_back(s.start_pos + static_cast<std::int32_t>(i));
+    }
+  }
+  n_tokens_ = static_cast<std::int64_t>(tokens_.size());
+  buffers_.resize(specs_.size());
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    const auto need = static_cast<std::size_t>(n_tokens_ * specs_[i].width);
+    if (buffers_[i].size() < need) buffers_[i].resize(need);
+    acts_[i] = Activation{buffers_[i].data(), specs_[i].width};
+  }
+  return {};
+}
+
+void CpuBackend::mark_layer(std::uint32_t boundary) {
+  const auto now = std::chrono::steady_clock::now();
+  if (boundary == 0) {
+    layer_ms_.assign(static_cast<std::size_t>(shape().n_layer), 0.0);
+  } else {
+    layer_ms_[boundary - 1] = std::chrono::duration<double, std::milli>(now - layer_t0_).count();
+  }
+  layer_t0_ = now;
+}
+
+void CpuBackend::add_bias(float* y, const backend::Vector& bias, std::int64_t width) const {
+  if (!bias) return;
+  for (std::int64_t t = 0; t < n_tokens_; ++t) {
+    for (std::int64_t i = 0; i < width; ++i) y[t * width + i] += bias.data[i];
+  }
+}
+
+void CpuBackend::do_embed(const backend::Matrix& table, Activation out) {
+  const Matrix m = cpu_matrix(table);
+  for (std::int64_t t = 0; t < n_tokens_; ++t)
+    ops_.get_row(m, tokens_[static_cast<std::size_t>(t)], out.data + t * out.width);
+}
+
+void CpuBackend::do_rms_norm(Activation x, const backend::Vector& weight, float eps, Activation out) {
+  ops_.rms_norm(x.data, weight.data, n_tokens_, x.width, eps, out.data);
+}
+
+void CpuBackend::do_linear(const backend::Matrix& w, Activation x, Activation y, const backend::Vector& bias) {
+  ops_.matmul(cpu_matrix(w), x.data, n_tokens_, y.data);
+  add_bias(y.data, bias, w.rows);
+}
+
+void CpuBackend::do_linear_many(Activation x, std::span<const backend::LinearOut> outs) {
+  std::array<Matrix, 4> ms;
+  std::array<float*, 4> ys;
+  const std::size_t n = std::min(outs.size(), ms.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    ms[i] = cpu_matrix(outs[i].w);
+    ys[i] = outs[i].y.data;
+  }
+  ops_.matmul_many(std::span<const Matrix>(ms.data(), n), x.data, n_tokens_, std::span<float* const>(ys.data(), n));
+  for (std::size_t i = 0; i < n; ++i) add_bias(ys[i], outs[i].bias, outs[i].w.rows);
+}
+
+void CpuBackend::do_linear_residual(const backend::Matrix& w, Activation x, Activation residual, Activation scratch) {
+  ops_.matmul(cpu_matrix(w), x.data, n_tokens_, scratch.data);
+  ops_.add(residual.data, scratch.data, n_tokens_ * w.rows);
+}
+
+void CpuBackend::do_rope(Activation q, std::int32_t n_q_heads, Activation k, std::int32_t n_k_heads,
+                         const backend::RopeConfig& c) {
+  ops_.rope(q.data, n_tokens_, n_q_heads, c.head_dim, positions_, c.base, c.scale, c.neox);
+  ops_.rope(k.data, n_tokens_, n_k_heads, c.head_dim, positions_, c.base, c.scale, c.neox);
+}
+
+void CpuBackend::do_store_kv(std::int32_t layer, Activation k, Activation v) {
+  const PagedKv kv = layer_kv(layer);
+  for (const Seq& s : seqs_) {
+    ops_.store_kv(kv, s.block_table, s.start_pos, k.data + s.row * k.width, v.data + s.row * v.width, s.count);
+  }
+}
+
+void CpuBackend::do_attention(std::int32_t layer, Activation q, Activation out, float scale) {
+  attention_.clear();
+  for (const Seq& s : seqs_) {
+    attention_.push_back(CpuOps::AttentionSeq{s.block_table, s.start_pos, q.data + s.row * q.width, s.count,
+                                              out.data + s.row * out.width});
+  }
+  ops_.attention(layer_kv(layer), attention_, shape().n_head, scale);
+}
+
+void CpuBackend::do_glu(backend::GluKind, Activation gate, Activation up) {
+  ops_.swiglu(gate.data, up.data, n_tokens_ * gate.width);
+}
+
+void CpuBackend::do_add(Activation x, Activation y) {
+  ops_.add(x.data, y.data, n_tokens_ * x.width);
+}
+
+// The wanted rows are normed into scratch in step order, then one matmul
+// reads the output matrix once for all of them (the logits' layout is that order).
+void CpuBackend::do_logits(Activation x, const backend::Vector& norm, float eps, Activation scratch,
+                           std::span<float> logits) {
+  std::int64_t wanted = 0;
+  for (const Seq& s : seqs_) {
+    if (s.logit_rows == 0) continue;
+    ops_.rms_norm(x.data + (s.row + s.count - s.logit_rows) * x.width, norm.data, s.logit_rows, x.width, eps,
+                  scratch.data + wanted * scratch.width);
+    wanted += s.logit_rows;
+  }
+  if (wanted > 0) ops_.matmul(cpu_matrix(output_), scratch.data, wanted, logits.data());
+}
+
+Result<void> CpuBackend::write(Activation dst, std::span<const float> src) {
+  std::memcpy(dst.data, src.data(), src.size_bytes());
+  return {};
+}
+
+Result<void> CpuBackend::read(Activation src, std::span<float> dst) {
+  std::memcpy(dst.data(), src.data, dst.size_bytes());
+  return {};
+}
+
+ModelMemory CpuBackend::memory() const {
+  std::size_t floats = 0;
+  for (const auto& b : buffers_) floats += b.capacity();
+  const std::size_t workspace = floats * sizeof(float) +
+                                (tokens_.capacity() + positions_.capacity()) * sizeof(std::int32_t) +
+                                seqs_.capacity() * sizeof(Seq) + attention_.capacity() * sizeof(CpuOps::AttentionSeq);
+  return ModelMemory{weight_bytes_, (k_cache_.capacity() + v_cache_.capacity()) * sizeof(std::uint16_t), workspace};
+}
+
+}  // namespace hearth::cpu

@@ -1,0 +1,167 @@
+// The CUDA implementation of the backend op interface (engine/backend/ops.h),
+// over kernels/cuda on one CudaContext (device, stream, cuBLAS handle).
+//
+// Weights are uploaded once, in their GGUF block layout; the paged KV pool
+// lives on the device ([layer][block][token][kv_head][head_dim], f16 or fp8
+// E4M3); begin_step copies the step's token ids, positions, KV slots and
+// block tables to the device in one transfer, every op is enqueued on the
+// stream (no host synchronization until finish_step), and the logits of the
+// rows that want them come back at the end. Steps of <= 8 tokens use the
+// fused-dequant GEMV (bias and residual fused into it); larger ones
+// dequantize each matrix to f16 and multiply with cuBLAS.
+//
+// Memory: the weights, the pool and the step workspace stay inside the VRAM
+// budget (0: whatever cudaMalloc gives); an allocation past it is kOutOfMemory
+// naming what and the bytes, before anything is freed.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/backend/cuda/cuda_context.h"
+#include "engine/backend/cuda/device_buffer.h"
+#include "engine/backend/cuda/layer_timer.h"
+#include "engine/backend/ops.h"
+#include "kernels/cuda/device_matrix.h"
+#include "kernels/cuda/paged_kv.h"
+
+namespace hearth::cuda {
+
+struct CudaBackendOptions {
+  int device = 0;       // CUDA device index
+  bool kv_fp8 = false;  // KV cache in FP8 E4M3 (scale 1) instead of f16
+  // Bytes of GPU memory the model may hold (weights + KV pool + workspace);
+  // 0: whatever the device has free.
+  std::size_t vram_budget_bytes = 0;
+  // Layer times (layer_ms) on one step in this many; 0: never. Events cost
+  // about 1% of a small model's decode step (CudaModel.LayerTimingCost).
+  int layer_timing_interval = 1;
+};
+
+class CudaBackend final : public backend::Ops {
+ public:
+  // kNotFound when no such device exists.
+  static Result<std::unique_ptr<CudaBackend>> create(const CudaBackendOptions& options);
+  ~CudaBackend() override;
+
+  Result<void> set_shape(const backend::ModelShape& shape) override;
+  // kOutOfMemory when `bytes` exceed the VRAM budget or the device's free memory.
+  Result<void> reserve_weights(std::size_t bytes) override;
+  Result<backend::Matrix> upload_matrix(const backend::HostTensor& t, backend::MatrixUse use) override;
+  Result<backend::Vector> upload_vector(const backend::HostTensor& t) override;
+
+  std::size_t kv_block_bytes(std::int32_t block_size) const override;
+  // The old pool is freed first; kOutOfMemory past the budget or when cudaMalloc fails.
+  Result<void> allocate_kv(const KvLayout& layout) override;
+  bool has_kv() const override { return static_cast<bool>(k_pool_); }
+
+  Result<void> begin_step(std::span<const SequenceStep> steps) override;
+  Result<void> finish_step() override;
+  void mark_layer(std::uint32_t boundary) override;
+
+  Result<void> write(backend::Activation dst, std::span<const float> src) override;
+  Result<void> read(backend::Activation src, std::span<float> dst) override;
+  // device_free / device_total from cudaMemGetInfo, refreshed at most every
+  // kDeviceInfoRefresh (see memory() in the .cpp for the cost).
+  ModelMemory memory() const override;
+
+  const CudaContext& context() const { return *ctx_; }
+
+ private:
+  using DeviceMatrix = kernels::cuda::DeviceMatrix;
+  // Per-step device scratch beyond the activations, grown on demand.
+  struct Workspace {
+    std::int64_t tokens = 0;                // rows the activation buffers hold
+    std::vector<DeviceBuffer> activations;  // [activation][tokens][width] f32
+    DeviceBuffer logits;                    // [logit rows][n_vocab] f32
+    DeviceBuffer ints;                      // step inputs, see StepSizes
+    DeviceBuffer gemm;                      // matmul_f16 scratch (bytes)
+    DeviceBuffer attn_split;                // paged_attention split-KV scratch (bytes)
+    std::size_t bytes() const;
+  };
+  // A step's sizes. ws_.ints holds, in this order, token ids, positions, KV
+  // slot ids, the block-table row of each token ([n_tokens] int32 each), then
+  // the block tables [n_seqs][max_blocks] (rows padded with block 0, never read
+  // past a sequence's own positions).
+  struct StepSizes {
+    std::int64_t n_tokens = 0;
+    std::int64_t n_logit_rows = 0;  // rows of logits the step returns
+    std::size_t n_ints = 0;         // int32s in ws_.ints
+    int max_blocks = 0;             // block-table row length
+    int max_context = 0;            // > every position of the step
+    int split_len = 0;              // paged attention chunk (positions)
+    std::size_t gemm_bytes = 0;     // matmul_f16 scratch
+    std::size_t attn_bytes = 0;     // split-KV scratch
+  };
+  // The rows of one sequence that want logits: [row, row + count) of the step.
+  struct LogitRows {
+    std::int64_t row = 0;
+    std::int64_t count = 0;
+  };
+
+  CudaBackend(std::unique_ptr<CudaContext> ctx, const CudaBackendOptions& options);
+
+  void do_embed(const backend::Matrix& table, backend::Activation out) override;
+  void do_rms_norm(backend::Activation x, const backend::Vector& weight, float eps, backend::Activation out) override;
+  void do_linear(const backend::Matrix& w, backend::Activation x, backend::Activation y,
+                 const backend::Vector& bias) override;
+  void do_linear_many(backend::Activation x, std::span<const backend::LinearOut> outs) override;
+  void do_linear_residual(const backend::Matrix& w, backend::Activation x, backend::Activation residual,
+                          backend::Activation scratch) override;
+  void do_rope(backend::Activation q, std::int32_t n_q_heads, backend::Activation k, std::int32_t n_k_heads,
+               const backend::RopeConfig& c) override;
+  void do_store_kv(std::int32_t layer, backend::Activation k, backend::Activation v) override;
+  void do_attention(std::int32_t layer, backend::Activation q, backend::Activation out, float scale) override;
+  void do_glu(backend::GluKind kind, backend::Activation gate, backend::Activation up) override;
+  void do_add(backend::Activation x, backend::Activation y) override;
+  void do_logits(backend::Activation x, const backend::Vector& norm, float eps, backend::Activation scratch,
+                 std::span<float> logits) override;
+
+  // Keeps the first failure of the step (later ops are skipped); false when
+  // the step has already failed or `status` is one.
+  bool check(kernels::cuda::Status status, const char* what);
+  bool failed() const { return !step_result_.ok(); }
+  // y = W x (+ bias) over n rows; with `residual`, residual += W x (scratch:
+  // the cuBLAS path's product, W's rows wide).
+  void linear(const backend::Matrix& w, const float* x, std::int64_t n, float* y, const float* bias, float* residual,
+              float* scratch);
+  StepSizes stage_inputs(std::span<const SequenceStep> steps);
+  std::size_t gemm_workspace_bytes(std::int64_t n_tokens, std::int64_t n_logit_rows) const;
+  // Makes the next memory() ask the driver (after an allocation or a free).
+  void refresh_device_info();
+  // kOutOfMemory naming `what` when `need` bytes beside `held` exceed the VRAM budget.
+  Result<void> fits_budget(std::size_t held, std::size_t need, const std::string& what) const;
+  // The workspace's total bytes once reserve(sz) has grown it.
+  std::size_t workspace_bytes_for(const StepSizes& sz) const;
+  Result<void> reserve(const StepSizes& sz);
+  kernels::cuda::PagedKvCache layer_cache(std::int32_t layer) const;
+
+  std::unique_ptr<CudaContext> ctx_;  // destroyed last (declared first)
+  bool kv_fp8_ = false;
+  std::size_t vram_budget_ = 0;  // bytes; 0: no budget beyond what cudaMalloc gives
+  int layer_timing_interval_ = 0;
+  std::vector<DeviceBuffer> weight_buffers_;
+  std::vector<backend::Matrix> linear_matrices_;  // uploaded with MatrixUse::kLinear (sizes the gemm scratch)
+  std::size_t weight_bytes_ = 0;
+  KvLayout kv_layout_;
+  DeviceBuffer k_pool_, v_pool_;  // [layer][block][token][kv_head][head_dim], f16 or fp8
+  Workspace ws_;
+  // The staged step.
+  StepSizes sz_;
+  std::vector<std::int32_t> host_ints_;  // staging for ws_.ints (see StepSizes)
+  std::vector<LogitRows> logit_rows_;    // [sequences that want logits]
+  Result<void> step_result_;             // the step's first failure
+  bool timed_ = false;                   // this step records layer events
+  LayerTimer layer_timer_;
+  std::uint64_t step_count_ = 0;
+  // memory()'s cached cudaMemGetInfo (memory() is const and may be called from any thread).
+  mutable std::mutex device_info_mu_;
+  mutable DeviceMemoryInfo device_info_;
+  mutable std::chrono::steady_clock::time_point device_info_time_;
+};
+
+}  // namespace hearth::cuda

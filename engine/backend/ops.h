@@ -1,0 +1,293 @@
+// The backend op interface: the operations an architecture's forward pass is
+// written in, once, for every backend (cpu/ and cuda/ implement it). A model
+// (models/) holds weights as backend handles, declares its activation
+// buffers, and runs a step as
+//
+//   begin_step(steps)  ->  embed, rms_norm, linear..., attention, ...  ->  logits  ->  finish_step()
+//
+// Every op works on all rows (tokens) of the step, in step order; the step's
+// token ids, positions, KV slots and block tables are staged once by
+// begin_step, so no op takes per-token host data and none synchronizes with a
+// device: a CUDA backend can fuse neighbours and capture a decode step as a
+// graph. Ops do not return errors: the first failure is kept (later ops of the
+// step are skipped) and finish_step() returns it, after the step's work is done.
+//
+// Each op call carries an OpName (what it computes in the architecture and
+// its layer) and the op's kind; an OpObserver, when set, is called around each
+// op (a profiler, a NaN checker). Unset, that costs one null test per op.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/model/model.h"
+#include "hearth/result.h"
+
+namespace hearth::backend {
+
+// A weight matrix in the backend's memory, in its GGUF block layout: `rows`
+// rows of `cols` elements of ggml `type`, rows `row_stride` bytes apart.
+// data: the file mapping (CPU) or device memory (CUDA); models never read it.
+struct Matrix {
+  std::uint32_t type = 0;  // ggml type id
+  const void* data = nullptr;
+  std::int64_t rows = 0;  // output features
+  std::int64_t cols = 0;  // input features (contiguous)
+  std::size_t row_stride = 0;
+  explicit operator bool() const { return data != nullptr; }
+};
+
+// An f32 vector [n] in the backend's memory (norm weights, biases); empty when absent.
+struct Vector {
+  const float* data = nullptr;
+  std::int64_t n = 0;
+  explicit operator bool() const { return data != nullptr; }
+};
+
+// A tensor of the file mapping, to be uploaded: [rows][cols] of `type`, `bytes` long.
+struct HostTensor {
+  std::string_view name;  // for error messages
+  std::uint32_t type = 0;
+  std::int64_t rows = 1;
+  std::int64_t cols = 0;
+  const void* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+// A step's activation buffer [n_tokens][width] f32 in the backend's memory.
+struct Activation {
+  float* data = nullptr;
+  std::int64_t width = 0;  // floats per token
+  // The same buffer from token row `t` on.
+  Activation from_row(std::int64_t t) const { return Activation{data + t * width, width}; }
+};
+using ActivationId = std::uint32_t;
+
+enum class OpKind : std::uint8_t {
+  kEmbedding,   // embed
+  kRmsNorm,     // rms_norm
+  kLinear,      // linear, linear_residual
+  kLinearMany,  // linear_many: several matrices over one input (q/k/v, gate/up)
+  kRope,        // rope
+  kStoreKv,     // store_kv
+  kAttention,   // attention
+  kGlu,         // glu
+  kAdd,         // add
+  kLogits,      // logits
+};
+const char* op_kind_name(OpKind kind);
+
+// What an op call computes in the architecture (static text, e.g. "attn_norm",
+// "qkv", "ffn_down") and its layer (-1 outside the layers: embedding, logits).
+struct OpName {
+  const char* what = "";
+  std::int32_t layer = -1;
+};
+
+class OpObserver {
+ public:
+  virtual ~OpObserver() = default;
+  // Around each op, on the thread that runs the step. On CUDA the op has only
+  // been enqueued when op_end is called (time it with events on the stream).
+  virtual void op_begin(OpKind kind, const OpName& name) = 0;
+  virtual void op_end(OpKind kind, const OpName& name) = 0;
+};
+
+// The sizes the backend needs beyond each op's arguments: the paged KV cache
+// and the attention scratch.
+struct ModelShape {
+  std::int32_t n_layer = 0;
+  std::int32_t n_head = 0;
+  std::int32_t n_head_kv = 0;
+  std::int32_t head_dim = 0;
+};
+
+// How a matrix will be used, so the backend can size its scratch (a lookup
+// table is never multiplied).
+enum class MatrixUse : std::uint8_t {
+  kLinear,     // linear ops (and logits, through set_output)
+  kEmbedding,  // embed only
+};
+
+struct RopeConfig {
+  std::int32_t head_dim = 0;  // every dimension rotates (no partial rotary)
+  float base = 10000.0f;
+  float scale = 1.0f;  // positions are multiplied by 1 / scale
+  bool neox = false;   // NeoX halves (qwen2, gemma) vs adjacent pairs (llama)
+};
+
+enum class GluKind : std::uint8_t {
+  kSwiGlu,  // silu(gate) * up
+};
+
+// One output of linear_many: y = w x (+ bias).
+struct LinearOut {
+  Matrix w;
+  Activation y;
+  Vector bias;  // [w.rows] or empty
+};
+
+class Ops {
+ public:
+  virtual ~Ops() = default;
+  Ops(const Ops&) = delete;
+  Ops& operator=(const Ops&) = delete;
+
+  // ---- Load time.
+  // First: the model's shape. kUnsupported when the backend cannot run it
+  // (CUDA: head_dim a multiple of 32 up to 256).
+  virtual Result<void> set_shape(const ModelShape& shape) {
+    shape_ = shape;
+    return {};
+  }
+  // Says how many weight bytes the uploads will bring, before the first one:
+  // kOutOfMemory at once when they cannot fit (CUDA: the VRAM budget or the
+  // device's free memory), so a load fails before most of an upload.
+  virtual Result<void> reserve_weights(std::size_t bytes) = 0;
+  // The tensor as the backend computes with it: the mapping itself on the
+  // CPU (the file must outlive the model), a device copy on CUDA.
+  // kUnsupported for a type or shape the backend's kernels do not take.
+  virtual Result<Matrix> upload_matrix(const HostTensor& t, MatrixUse use) = 0;
+  virtual Result<Vector> upload_vector(const HostTensor& t) = 0;  // f32 only
+  // The matrix logits() multiplies by ([n_vocab][n_embd], uploaded; may be
+  // the embedding table when tied): it sizes the step's logits scratch.
+  void set_output(const Matrix& output) { output_ = output; }
+  // Declares an activation buffer of `width` floats per token (before the first step).
+  ActivationId add_activation(std::int64_t width, const char* what);
+
+  // ---- KV cache: [layer][block][token][kv_head][head_dim] for K and V.
+  virtual std::size_t kv_block_bytes(std::int32_t block_size) const = 0;
+  // (Re)allocates the pool; kOutOfMemory when it does not fit.
+  virtual Result<void> allocate_kv(const KvLayout& layout) = 0;
+  virtual bool has_kv() const = 0;
+
+  // ---- A step. begin_step stages the steps (checked by the caller with
+  // hearth::check_steps) and sizes the activations; kOutOfMemory when they do
+  // not fit (the backend stays usable for smaller steps). finish_step waits
+  // for the step, returns the first op error, and makes layer_ms() valid.
+  virtual Result<void> begin_step(std::span<const SequenceStep> steps) = 0;
+  virtual Result<void> finish_step() = 0;
+  // The buffer `id` for this step (valid until the next begin_step).
+  Activation act(ActivationId id) const { return acts_[id]; }
+
+  // ---- The ops, over every token of the step unless said otherwise.
+  // out[t] = table[token t] (dequantized row).
+  void embed(const OpName& n, const Matrix& table, Activation out) {
+    run(OpKind::kEmbedding, n, [&] { do_embed(table, out); });
+  }
+  // out[t] = x[t] / rms(x[t]) * weight, rows of x.width floats. out may alias x.
+  void rms_norm(const OpName& n, Activation x, const Vector& weight, float eps, Activation out) {
+    run(OpKind::kRmsNorm, n, [&] { do_rms_norm(x, weight, eps, out); });
+  }
+  // y[t] = w x[t] (+ bias). x: [.][w.cols], y: [.][w.rows], not overlapping.
+  void linear(const OpName& n, const Matrix& w, Activation x, Activation y, const Vector& bias = {}) {
+    run(OpKind::kLinear, n, [&] { do_linear(w, x, y, bias); });
+  }
+  // Each out.y = out.w x (+ out.bias), matrices of the same cols: one call so
+  // a backend can quantize x once and run them in one pass (at most 4).
+  void linear_many(const OpName& n, Activation x, std::span<const LinearOut> outs) {
+    run(OpKind::kLinearMany, n, [&] { do_linear_many(x, outs); });
+  }
+  // residual[t] += w x[t] (the residual stream). scratch: [.][w.rows], for
+  // backends that cannot fuse the add into the product.
+  void linear_residual(const OpName& n, const Matrix& w, Activation x, Activation residual, Activation scratch) {
+    run(OpKind::kLinear, n, [&] { do_linear_residual(w, x, residual, scratch); });
+  }
+  // Rotates q [.][n_q_heads][head_dim] and k [.][n_k_heads][head_dim] in
+  // place by each token's position.
+  void rope(const OpName& n, Activation q, std::int32_t n_q_heads, Activation k, std::int32_t n_k_heads,
+            const RopeConfig& c) {
+    run(OpKind::kRope, n, [&] { do_rope(q, n_q_heads, k, n_k_heads, c); });
+  }
+  // Writes k and v ([.][n_head_kv * head_dim]) of every token into its slot of layer `layer`.
+  void store_kv(const OpName& n, std::int32_t layer, Activation k, Activation v) {
+    run(OpKind::kStoreKv, n, [&] { do_store_kv(layer, k, v); });
+  }
+  // Causal grouped-query attention of each token over positions 0..(its own)
+  // of its sequence in layer `layer`'s cache (the step's K/V stored first).
+  // q, out: [.][n_head][head_dim]; scores scaled by `scale`.
+  void attention(const OpName& n, std::int32_t layer, Activation q, Activation out, float scale) {
+    run(OpKind::kAttention, n, [&] { do_attention(layer, q, out, scale); });
+  }
+  // gate = act(gate) * up, rows of gate.width floats.
+  void glu(const OpName& n, GluKind kind, Activation gate, Activation up) {
+    run(OpKind::kGlu, n, [&] { do_glu(kind, gate, up); });
+  }
+  // x += y, rows of x.width floats.
+  void add(const OpName& n, Activation x, Activation y) {
+    run(OpKind::kAdd, n, [&] { do_add(x, y); });
+  }
+  // The logits of the rows that want them (each sequence's last token, or
+  // all its tokens), in step order: rms_norm(x) * norm into scratch, then
+  // the output matrix (set_output) times them into `logits` (host memory, [rows][n_vocab]);
+  // complete once finish_step() returns.
+  void logits(const OpName& n, Activation x, const Vector& norm, float eps, Activation scratch,
+              std::span<float> logits) {
+    run(OpKind::kLogits, n, [&] { do_logits(x, norm, eps, scratch, logits); });
+  }
+  // Layer timing: boundary 0 before the first layer, i after layer i - 1.
+  virtual void mark_layer(std::uint32_t boundary) = 0;
+  // [n_layer] ms of each layer of the last finished step; empty when that
+  // step failed or was not timed.
+  std::span<const double> layer_ms() const { return layer_ms_; }
+
+  // ---- Host copies (tests, debugging; they synchronize: not for the step loop).
+  // dst rows [0, rows) from src ([rows][dst.width]).
+  virtual Result<void> write(Activation dst, std::span<const float> src) = 0;
+  virtual Result<void> read(Activation src, std::span<float> dst) = 0;
+
+  virtual ModelMemory memory() const = 0;
+  void set_observer(OpObserver* observer) { observer_ = observer; }
+  std::int64_t step_tokens() const { return n_tokens_; }
+
+ protected:
+  Ops() = default;
+
+  struct ActivationSpec {
+    std::int64_t width = 0;
+    const char* what = "";
+  };
+
+  virtual void do_embed(const Matrix& table, Activation out) = 0;
+  virtual void do_rms_norm(Activation x, const Vector& weight, float eps, Activation out) = 0;
+  virtual void do_linear(const Matrix& w, Activation x, Activation y, const Vector& bias) = 0;
+  virtual void do_linear_many(Activation x, std::span<const LinearOut> outs) = 0;
+  virtual void do_linear_residual(const Matrix& w, Activation x, Activation residual, Activation scratch) = 0;
+  virtual void do_rope(Activation q, std::int32_t n_q_heads, Activation k, std::int32_t n_k_heads,
+                       const RopeConfig& c) = 0;
+  virtual void do_store_kv(std::int32_t layer, Activation k, Activation v) = 0;
+  virtual void do_attention(std::int32_t layer, Activation q, Activation out, float scale) = 0;
+  virtual void do_glu(GluKind kind, Activation gate, Activation up) = 0;
+  virtual void do_add(Activation x, Activation y) = 0;
+  virtual void do_logits(Activation x, const Vector& norm, float eps, Activation scratch, std::span<float> logits) = 0;
+
+  const ModelShape& shape() const { return shape_; }
+  const std::vector<ActivationSpec>& activation_specs() const { return specs_; }
+
+  ModelShape shape_;
+  Matrix output_;
+  std::vector<ActivationSpec> specs_;
+  std::vector<Activation> acts_;  // [specs_.size()], set by begin_step
+  std::int64_t n_tokens_ = 0;     // of the current step
+  std::vector<double> layer_ms_;
+
+ private:
+  template <typename F>
+  void run(OpKind kind, const OpName& n, F&& body) {
+    if (observer_ == nullptr) {
+      body();
+      return;
+    }
+    observer_->op_begin(kind, n);
+    body();
+    observer_->op_end(kind, n);
+  }
+
+  OpObserver* observer_ = nullptr;
+};
+
+}  // namespace hearth::backend
