@@ -92,7 +92,9 @@ Result<std::unique_ptr<Engine>> load_and_create(const std::filesystem::path& pat
   RunConfig c = config;
   // "auto" on the CPU runs an f16 KV cache (on_cpu() said so in the reason); a named
   // device keeps what was asked, and the loader refuses what it cannot run.
-  if (d.device == "cpu" && config.device == "auto") c.kv_precision = KvPrecision::kF16;
+  if (d.device == "cpu" && config.device == "auto" && c.kv_precision == KvPrecision::kFp8E4M3) {
+    c.kv_precision = KvPrecision::kF16;
+  }
   HEARTH_ASSIGN_OR_RETURN(ModelBundle bundle, load_model(path, load_options(c, d.device)));
   bundle.run.device_name = d.name;
   bundle.run.device_reason = d.reason;

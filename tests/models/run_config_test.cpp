@@ -198,12 +198,15 @@ TEST(OpenEngine, KvPrecisionTheDeviceCannotRunIsRefusedOrSaid) {
   RunConfig config;
   config.threads = 1;
   config.context_length = 64;
-  config.device = "cpu";
   config.kv_precision = KvPrecision::kQ8_0;
-  Result<OpenedEngine> q8 = open_engine(path.string(), config);
-  ASSERT_FALSE(q8.ok());
-  EXPECT_EQ(q8.error().code, ErrorCode::kUnsupported);
-  EXPECT_NE(q8.error().message.find("q8_0 is not implemented yet"), std::string::npos) << q8.error().message;
+  for (const char* device : {"cpu", "auto"}) {
+    config.device = device;
+    Result<OpenedEngine> q8 = open_engine(path.string(), config);
+    ASSERT_FALSE(q8.ok()) << device;
+    EXPECT_EQ(q8.error().code, ErrorCode::kUnsupported);
+    EXPECT_NE(q8.error().message.find("q8_0 is not implemented yet"), std::string::npos) << q8.error().message;
+  }
+  config.device = "cpu";
 
   config.kv_precision = KvPrecision::kFp8E4M3;
   Result<OpenedEngine> fp8_cpu = open_engine(path.string(), config);
