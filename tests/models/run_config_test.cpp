@@ -193,6 +193,34 @@ TEST(OpenEngine, AutoWithoutAGpuRunsOnTheCpuAndSaysWhy) {
   EXPECT_EQ(opened->engine->run_info().device_reason, "");
 }
 
+// With a GPU (the H200 runs; skipped elsewhere): "auto" picks it for a model
+// that fits, runs the asked-for fp8 KV cache there, and the plan's weights and
+// KV pool match what the device holds; a budget below the plan sends "auto"
+// to the CPU and says so.
+TEST(OpenEngine, AutoWithAGpuRunsOnItAndPlansItsMemory) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const fs::path path = write_model("Q4_0");
+  RunConfig config;
+  config.context_length = 256;
+  config.kv_precision = KvPrecision::kFp8E4M3;
+  Result<OpenedEngine> opened = open_engine(path.string(), config);
+  ASSERT_TRUE(opened.ok()) << opened.error().describe();
+  const ModelRunInfo& run = opened->engine->run_info();
+  EXPECT_EQ(run.device, "cuda:0");
+  EXPECT_EQ(run.kv_precision, KvPrecision::kFp8E4M3);
+  EXPECT_NE(run.device_reason.find("free"), std::string::npos) << run.device_reason;
+  const MemoryByCategory m = opened->engine->stats().memory;
+  expect_within(opened->plan.weights_bytes, m.weights, 0.05, "GPU weights");
+  expect_within(opened->plan.kv_bytes, m.kv_pool, 0.05, "GPU KV pool");
+
+  config.memory_budget_bytes = opened->plan.total_bytes() / 2;
+  opened = open_engine(path.string(), config);
+  ASSERT_TRUE(opened.ok()) << opened.error().describe();
+  EXPECT_EQ(opened->engine->run_info().device, "cpu");
+  EXPECT_NE(opened->engine->run_info().device_reason.find("budget"), std::string::npos)
+      << opened->engine->run_info().device_reason;
+}
+
 TEST(OpenEngine, KvPrecisionTheDeviceCannotRunIsRefusedOrSaid) {
   const fs::path path = write_model("Q4_0");
   RunConfig config;
