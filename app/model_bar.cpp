@@ -28,7 +28,7 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   layout->addWidget(label);
   models_ = new QComboBox(this);
   models_->setObjectName(QStringLiteral("modelCombo"));
-  models_->setMinimumContentsLength(28);
+  models_->setMinimumContentsLength(20);  // leaves the device reason room at 1280 pixels
   models_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   label->setBuddy(models_);
   layout->addWidget(models_);
@@ -67,10 +67,10 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   }
   device_->setObjectName(QStringLiteral("deviceLabel"));
   reason_->setObjectName(QStringLiteral("deviceReasonLabel"));
-  // The reason can be long ("auto: the model needs 9.1 GiB, ..."): it takes the
+  // The reason can be long ("auto: needs 9.1 GiB, NVIDIA ... has 6.0 GiB free"): it takes the
   // room that is left rather than widening the window; the tooltip has it whole.
   reason_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-  layout->setStretchFactor(reason_, 2);
+  layout->setStretchFactor(reason_, 8);  // most of the spare room (the stretch before the chips has 1)
   quant_->setObjectName(QStringLiteral("quantLabel"));
   context_->setObjectName(QStringLiteral("contextLabel"));
   context_->setToolTip(tr("Context use: tokens of this conversation / context length"));
@@ -81,8 +81,7 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   });
   connect(unload_, &QPushButton::clicked, this, &ModelBar::unloadRequested);
   refreshInstalled();
-  setDeviceSetting(device_setting_);
-  fillDeviceMenu();
+  setDeviceSetting(device_setting_);  // the menu is filled when it opens: asking CUDA is not free
   setUnloaded();
 }
 
@@ -95,6 +94,7 @@ void ModelBar::setDeviceSetting(const QString& device) {
 
 void ModelBar::fillDeviceMenu() {
   device_menu_->clear();
+  for (QActionGroup* old : device_menu_->findChildren<QActionGroup*>()) delete old;
   auto* group = new QActionGroup(device_menu_);
   const auto add = [&](const QString& id, const QString& text) {
     QAction* a = device_menu_->addAction(text);
@@ -174,7 +174,9 @@ void ModelBar::setLoaded(const LoadedModel& model) {
   }
   selectPath(model.path);
   device_->setText(model.device == QLatin1String("cpu") ? tr("CPU") : model.device.toUpper());
-  device_->setToolTip(tr("%1, %2 architecture, on %3").arg(model.name, model.architecture, model.device_name));
+  QString where = tr("%1, %2 architecture, on %3").arg(model.name, model.architecture, model.device_name);
+  if (!model.device_reason.isEmpty()) where += QStringLiteral("\n") + model.device_reason;
+  device_->setToolTip(where);
   reason_->setText(model.device_reason);
   reason_->setToolTip(tr("Why the model runs on %1: %2").arg(model.device_name, model.device_reason));
   const QString weights = model.quantization.isEmpty() ? tr("unknown weight format") : model.quantization;

@@ -42,7 +42,7 @@ const DeviceInfo* find_device(const std::vector<DeviceInfo>& devices, std::strin
 
 Result<DeviceDecision> on_cpu(const gguf::GgufFile& file, const RunConfig& config, const DeviceInfo& cpu,
                               std::string reason) {
-  if (config.kv_precision == KvPrecision::kFp8E4M3) reason += "; KV cache in f16 (fp8 needs CUDA)";
+  if (config.kv_precision == KvPrecision::kFp8E4M3) reason += "; KV f16 (fp8 needs CUDA)";
   HEARTH_ASSIGN_OR_RETURN(RunPlan p, plan(file, config, "cpu"));
   return DeviceDecision{"cpu", cpu.name, std::move(reason), std::move(p)};
 }
@@ -54,22 +54,24 @@ Result<DeviceDecision> decide_auto(const gguf::GgufFile& file, const RunConfig& 
   const DeviceInfo* gpu = devices.size() > 1 ? &devices[1] : nullptr;
   if (gpu == nullptr) {
 #if defined(HEARTH_HAVE_CUDA)
-    return on_cpu(file, config, devices[0], "auto: no usable CUDA device");
+    return on_cpu(file, config, devices[0], "auto: no CUDA device found");
 #else
-    return on_cpu(file, config, devices[0], "auto: this build of Hearth has no CUDA");
+    return on_cpu(file, config, devices[0], "auto: built without CUDA");
 #endif
   }
   HEARTH_ASSIGN_OR_RETURN(RunPlan p, plan(file, config, gpu->id));
   const std::size_t need = p.total_bytes();
   const bool over_budget = config.memory_budget_bytes > 0 && need > config.memory_budget_bytes;
-  if (over_budget || need + kCudaHeadroomBytes > gpu->free_bytes) {
-    std::string why = "auto: the model needs " + bytes_text(need) + ", " + gpu->name + " has " +
-                      bytes_text(gpu->free_bytes) + " free";
-    if (over_budget) why += " and the budget is " + bytes_text(config.memory_budget_bytes);
-    return on_cpu(file, config, devices[0], std::move(why));
+  // Short: the model bar shows it.
+  const std::string needs = "auto: needs " + bytes_text(need);
+  if (over_budget) {
+    return on_cpu(file, config, devices[0], needs + ", over the " + bytes_text(config.memory_budget_bytes) + " budget");
   }
-  std::string why =
-      "auto: " + gpu->name + " has " + bytes_text(gpu->free_bytes) + " free, the model needs " + bytes_text(need);
+  if (need + kCudaHeadroomBytes > gpu->free_bytes) {
+    return on_cpu(file, config, devices[0],
+                  needs + ", " + gpu->name + " has only " + bytes_text(gpu->free_bytes) + " free");
+  }
+  std::string why = needs + " of " + gpu->name + "'s " + bytes_text(gpu->free_bytes) + " free";
   return DeviceDecision{gpu->id, gpu->name, std::move(why), std::move(p)};
 }
 
