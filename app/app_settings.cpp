@@ -47,6 +47,15 @@ Result<void> save_app_settings(const AppSettings& settings) {
   return settings::save_settings(settings.values, settings.path);
 }
 
+models::RunConfig run_config_of(const settings::Settings& s) {
+  models::RunConfig c;
+  c.device = s.device;
+  c.context_length = s.context_length;
+  c.kv_precision = s.kv_precision;
+  c.max_sequences = 4;
+  return c;
+}
+
 Theme theme_of(const settings::Settings& settings) {
   switch (settings.theme) {
     case settings::Theme::kLight:

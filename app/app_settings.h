@@ -12,6 +12,7 @@
 
 #include "app/theme.h"
 #include "hearth/result.h"
+#include "models/run_config.h"
 #include "settings/settings.h"
 
 namespace hearth::app {
@@ -30,6 +31,11 @@ AppSettings load_app_settings(const QString& path);
 // Atomic (the library writes a temporary file and renames it). kIo naming the
 // file on failure; kNotFound when `path` is empty.
 Result<void> save_app_settings(const AppSettings& settings);
+
+// How the app runs a model, from the settings: device, context length and KV
+// precision; the batch limits are the app's (one user chats, maybe with a
+// regeneration running: four sequences, two full contexts of KV pool).
+models::RunConfig run_config_of(const settings::Settings& settings);
 
 Theme theme_of(const settings::Settings& settings);
 void set_theme(settings::Settings& settings, Theme theme);

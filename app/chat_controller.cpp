@@ -5,10 +5,10 @@
 
 #include <filesystem>
 
+#include "app/chat_backend.h"
 #include "app/chat_model.h"
 #include "app/chat_rows.h"
 #include "app/conversation_list_model.h"
-#include "app/engine_bridge.h"
 #include "app/engine_worker.h"
 #include "app/storage_service.h"
 #include "models/catalog.h"
@@ -44,16 +44,17 @@ QString title_from_message(const QString& text) {
   return line.isEmpty() ? ChatController::tr("New chat") : line;
 }
 
-ChatController::ChatController(StorageService* storage, EngineBridge* engine, QObject* parent)
+ChatController::ChatController(StorageService* storage, ChatBackend* backend, QObject* parent)
     : QObject(parent),
       storage_(storage),
-      engine_(engine),
+      backend_(backend),
       chat_(new ChatModel(this)),
       list_(new ConversationListModel(this)) {
+  list_->watch(storage_);
   save_timer_.setInterval(kSaveIntervalMs);
   connect(&save_timer_, &QTimer::timeout, this, &ChatController::saveStreaming);
-  connect(engine_, &EngineBridge::tokens, this, [this](qint64 tag, const QString& text, int) { onTokens(tag, text); });
-  connect(engine_, &EngineBridge::finished, this, &ChatController::onFinished);
+  connect(backend_, &ChatBackend::tokens, this, [this](qint64 tag, const QString& text, int) { onTokens(tag, text); });
+  connect(backend_, &ChatBackend::finished, this, &ChatController::onFinished);
   connect(storage_, &StorageService::error, this, [this](const QString& message) {
     pending_ = false;
     emit errorOccurred(message);
@@ -63,7 +64,7 @@ ChatController::ChatController(StorageService* storage, EngineBridge* engine, QO
 
 ChatController::~ChatController() {
   if (!streaming_) return;
-  engine_->cancel(streaming_->message_id);
+  backend_->cancel(streaming_->message_id);
   store::FinishMessage finish;
   finish.tail = std::move(streaming_->unsaved);
   storage_->run(tr("finishing the answer"),
@@ -71,10 +72,7 @@ ChatController::~ChatController() {
 }
 
 void ChatController::reloadConversations() {
-  if (!search_text_.isEmpty()) return search(search_text_);
-  storage_->run(
-      this, tr("listing conversations"), [](store::Store& s) { return s.list_conversations(); },
-      [this](std::vector<store::Conversation> list) { list_->setConversations(list); });
+  list_->reload();
 }
 
 void ChatController::newConversation() {
@@ -112,7 +110,7 @@ bool ChatController::refuseWhileBusy() {
     emit errorOccurred(tr("Wait for the current answer to finish, or stop it."));
     return true;
   }
-  if (!engine_->model()) {
+  if (!backend_->model()) {
     emit errorOccurred(tr("No model is loaded. Load one from the model bar."));
     return true;
   }
@@ -128,7 +126,7 @@ void ChatController::send(const QString& text) {
   if (!chat_->rows().empty() && conversation != 0) parent = chat_->rows().back().message.id;
   const std::string content = text.toStdString();
   const std::string title = title_from_message(text).toStdString();
-  storage_->run(
+  storage_->write(
       this, tr("saving your message"),
       [conversation, parent, content, title](store::Store& s) -> store::StoreResult<NewAnswer> {
         store::Id conv = conversation;
@@ -141,9 +139,8 @@ void ChatController::send(const QString& text) {
         STORE_ASSIGN_OR_RETURN(out.path, load_path(s, conv));
         return out;
       },
-      [this, title](NewAnswer a) {
+      [this](NewAnswer a) {
         conversation_ = a.path.conversation_id;
-        list_->touch(conversation_, QString::fromStdString(title), now_ms());
         startAnswer(std::move(a.path), a.answer_id);
       });
 }
@@ -156,7 +153,7 @@ void ChatController::regenerate() {
   const store::Id conv = conversation_;
   pending_ = true;
   emit generatingChanged(true);
-  storage_->run(
+  storage_->write(
       this, tr("starting a new answer"),
       [conv, last_id, is_answer](store::Store& s) -> store::StoreResult<NewAnswer> {
         NewAnswer out;
@@ -177,7 +174,7 @@ void ChatController::editMessage(qint64 message_id, const QString& text) {
   const std::string content = text.toStdString();
   pending_ = true;
   emit generatingChanged(true);
-  storage_->run(
+  storage_->write(
       this, tr("saving the edited message"),
       [conv, message_id, content](store::Store& s) -> store::StoreResult<NewAnswer> {
         STORE_ASSIGN_OR_RETURN(const store::Id user, s.edit_message(message_id, content));
@@ -201,11 +198,11 @@ void ChatController::startAnswer(ConversationPath path, store::Id answer_id) {
   streaming_ = Streaming{answer_id, path.conversation_id, {}, now_ms(), request.sampling};
   if (path.conversation_id == conversation_) showPath(std::move(path));
   save_timer_.start();
-  engine_->generate(request);
+  backend_->generate(request);
 }
 
 void ChatController::stop() {
-  if (streaming_) engine_->cancel(streaming_->message_id);
+  if (streaming_) backend_->cancel(streaming_->message_id);
 }
 
 void ChatController::onTokens(qint64 tag, const QString& text) {
@@ -224,14 +221,14 @@ void ChatController::saveStreaming() {
 store::GenerationRecord ChatController::makeRecord(const GenerationDone& done) const {
   store::GenerationRecord g;
   g.message_id = done.tag;
-  if (const auto& model = engine_->model()) {
+  if (const auto& model = backend_->model()) {
     g.model_path = model->path.toStdString();
     const std::string file = std::filesystem::path(g.model_path).filename().string();
     if (const auto* entry = models::builtin_catalog().find_file(file)) g.model_sha256 = entry->sha256;
     g.quantization = model->quantization.toStdString();
-    g.device = model->device.toLower().toStdString();
+    g.device = model->device.toStdString();
+    g.kv_precision = model->kv_precision.toStdString();
   }
-  g.kv_precision = "f16";
   const SamplingParams& p = streaming_ ? streaming_->sampling : sampling_;
   g.sampling = {p.temperature,      p.top_k,          p.top_p, p.min_p, p.repeat_penalty, p.frequency_penalty,
                 p.presence_penalty, p.penalty_last_n, p.seed};
@@ -258,11 +255,10 @@ void ChatController::onFinished(const GenerationDone& done) {
   finish.state = store::MessageState::kComplete;
   finish.generation = makeRecord(done);
   chat_->setFinished(done.tag, finish.state, finish.generation);
-  storage_->run(tr("finishing the answer"),
-                [id = done.tag, finish](store::Store& s) { return s.finish_message(id, finish); });
+  storage_->write(tr("finishing the answer"),
+                  [id = done.tag, finish](store::Store& s) { return s.finish_message(id, finish); });
   const store::Id conv = streaming_->conversation_id;
   streaming_.reset();
-  list_->touch(conv, list_->titleOf(conv), now_ms());
   if (conv == conversation_) emit contextUsage(done.usage.prompt_tokens + done.usage.generated_tokens);
   if (done.reason == FinishReason::kError) emit errorOccurred(tr("The engine stopped this answer: %1").arg(done.error));
   emit answerFinished(done);
@@ -288,40 +284,26 @@ void ChatController::switchSibling(qint64 message_id, int delta) {
 void ChatController::renameConversation(qint64 id, const QString& title) {
   const QString clean = title.simplified();
   if (clean.isEmpty()) return;
-  list_->rename(id, clean);
-  storage_->run(tr("renaming a conversation"),
-                [id, t = clean.toStdString()](store::Store& s) { return s.rename_conversation(id, t); });
+  list_->rename(id, clean);  // at once; the store's change signal confirms it
+  storage_->write(tr("renaming a conversation"),
+                  [id, t = clean.toStdString()](store::Store& s) { return s.rename_conversation(id, t); });
 }
 
 void ChatController::deleteConversation(qint64 id) {
   if (streaming_ && streaming_->conversation_id == id) stop();
   const QString title = list_->titleOf(id);
-  list_->remove(id);
+  list_->remove(id);  // at once; the store's change signal confirms it
   if (id == conversation_) newConversation();
-  storage_->run(tr("deleting a conversation"), [id](store::Store& s) { return s.delete_conversation(id); });
+  storage_->write(tr("deleting a conversation"), [id](store::Store& s) { return s.delete_conversation(id); });
   emit conversationDeleted(id, title);
 }
 
 void ChatController::restoreConversation(qint64 id) {
-  storage_->run(
-      this, tr("restoring a conversation"),
-      [id](store::Store& s) -> store::StoreResult<std::vector<store::Conversation>> {
-        STORE_TRY(s.restore_conversation(id));
-        return s.list_conversations();
-      },
-      [this](std::vector<store::Conversation> list) {
-        if (search_text_.isEmpty()) list_->setConversations(list);
-      });
+  storage_->write(tr("restoring a conversation"), [id](store::Store& s) { return s.restore_conversation(id); });
 }
 
 void ChatController::search(const QString& text) {
-  search_text_ = text.trimmed();
-  if (search_text_.isEmpty()) return reloadConversations();
-  storage_->run(
-      this, tr("searching"), [t = search_text_.toStdString()](store::Store& s) { return s.search(t); },
-      [this, asked = search_text_](std::vector<store::SearchHit> hits) {
-        if (asked == search_text_) list_->setSearchHits(hits);
-      });
+  list_->setQuery(text);
 }
 
 }  // namespace hearth::app

@@ -1,8 +1,9 @@
 // The chat's behaviour: sending, streaming into the open conversation,
 // stopping, regenerating, editing (a sibling branch) and switching branches,
 // and the conversation list's operations. Talks to the store through the
-// StorageService (storage thread) and to the engine through the EngineBridge
-// (engine thread); owns no widgets, so tests drive it without a window.
+// StorageService (storage thread) and to whatever answers through a
+// ChatBackend (the local engine's EngineBridge, or a fake in tests); owns no
+// widgets, so tests drive it without a window or a model.
 #pragma once
 
 #include <QObject>
@@ -18,7 +19,7 @@ namespace hearth::app {
 
 class ChatModel;
 class ConversationListModel;
-class EngineBridge;
+class ChatBackend;
 class StorageService;
 struct ConversationPath;
 
@@ -28,7 +29,7 @@ class ChatController : public QObject {
  public:
   static constexpr int kSaveIntervalMs = 500;  // a streaming answer reaches the disk at least this often
 
-  ChatController(StorageService* storage, EngineBridge* engine, QObject* parent = nullptr);
+  ChatController(StorageService* storage, ChatBackend* backend, QObject* parent = nullptr);
   ~ChatController() override;  // a streaming answer is finished with the text shown so far
 
   ChatModel* chatModel() const { return chat_; }
@@ -80,14 +81,13 @@ class ChatController : public QObject {
   store::GenerationRecord makeRecord(const GenerationDone& done) const;
 
   StorageService* storage_;
-  EngineBridge* engine_;
+  ChatBackend* backend_;
   ChatModel* chat_;
   ConversationListModel* list_;
   store::Id conversation_ = 0;  // 0: a new conversation, created by the first send
   std::optional<Streaming> streaming_;
   bool pending_ = false;  // a send / regenerate / edit is on its way through the store
   QTimer save_timer_;
-  QString search_text_;
   SamplingParams sampling_;
   int max_tokens_ = 1024;
 };

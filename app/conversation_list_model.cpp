@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "app/storage_service.h"
+
 namespace hearth::app {
 
 ConversationListModel::ConversationListModel(QObject* parent) : QAbstractListModel(parent) {}
@@ -34,6 +36,35 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
 
 QHash<int, QByteArray> ConversationListModel::roleNames() const {
   return {{kIdRole, "conversationId"}, {kTitleRole, "title"}, {kUpdatedRole, "updated"}, {kSnippetRole, "snippet"}};
+}
+
+void ConversationListModel::watch(StorageService* storage) {
+  if (storage_) disconnect(storage_, nullptr, this, nullptr);
+  storage_ = storage;
+  connect(storage, &StorageService::conversationsChanged, this, &ConversationListModel::reload);
+  reload();
+}
+
+void ConversationListModel::reload() {
+  if (!storage_) return;
+  if (query_.isEmpty()) {
+    storage_->run(
+        this, tr("listing conversations"), [](store::Store& s) { return s.list_conversations(); },
+        [this](std::vector<store::Conversation> list) {
+          if (query_.isEmpty()) setConversations(list);  // else a search started meanwhile
+        });
+    return;
+  }
+  storage_->run(
+      this, tr("searching"), [q = query_.toStdString()](store::Store& s) { return s.search(q); },
+      [this, asked = query_](std::vector<store::SearchHit> hits) {
+        if (asked == query_) setSearchHits(hits);
+      });
+}
+
+void ConversationListModel::setQuery(const QString& text) {
+  query_ = text.trimmed();
+  reload();
 }
 
 void ConversationListModel::setConversations(const std::vector<store::Conversation>& conversations) {

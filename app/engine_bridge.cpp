@@ -11,7 +11,7 @@ void register_engine_metatypes() {
   qRegisterMetaType<StatsSample>();
 }
 
-EngineBridge::EngineBridge(QObject* parent) : QObject(parent), worker_(new EngineWorker) {
+EngineBridge::EngineBridge(QObject* parent) : ChatBackend(parent), worker_(new EngineWorker) {
   register_engine_metatypes();
   thread_.setObjectName(QStringLiteral("hearth-engine-bridge"));
   worker_->moveToThread(&thread_);
@@ -47,11 +47,10 @@ EngineBridge::~EngineBridge() {
   delete worker_;  // its thread has stopped and it holds no timers or engine any more
 }
 
-void EngineBridge::loadModel(const QString& path_or_name, int context_length) {
+void EngineBridge::loadModel(const QString& path_or_name, const models::RunConfig& config) {
   loading_ = true;
   QMetaObject::invokeMethod(
-      worker_, [w = worker_, path_or_name, context_length] { w->loadModel(path_or_name, context_length); },
-      Qt::QueuedConnection);
+      worker_, [w = worker_, path_or_name, config] { w->loadModel(path_or_name, config); }, Qt::QueuedConnection);
 }
 
 void EngineBridge::unloadModel() {

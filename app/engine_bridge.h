@@ -1,32 +1,34 @@
-// The UI thread's handle on the engine: starts the worker thread, forwards
-// calls to the EngineWorker as queued invocations and re-emits its signals
-// (which arrive queued, on the UI thread). Also remembers the loaded model.
+// The UI thread's handle on the local engine, and the chat's ChatBackend:
+// starts the worker thread, forwards calls to the EngineWorker as queued
+// invocations and re-emits its signals (which arrive queued, on the UI
+// thread). Also remembers the loaded model.
 #pragma once
 
-#include <QObject>
 #include <QThread>
 
 #include <optional>
 
+#include "app/chat_backend.h"
 #include "app/engine_types.h"
+#include "models/run_config.h"
 
 namespace hearth::app {
 
 class EngineWorker;
 
-class EngineBridge : public QObject {
+class EngineBridge final : public ChatBackend {
   Q_OBJECT
 
  public:
   explicit EngineBridge(QObject* parent = nullptr);
   ~EngineBridge() override;  // cancels, drops the engine, joins the thread
 
-  void loadModel(const QString& path_or_name, int context_length = 0);
+  void loadModel(const QString& path_or_name, const models::RunConfig& config);
   void unloadModel();
-  void generate(const GenerationRequest& request);
-  void cancel(qint64 tag);
+  void generate(const GenerationRequest& request) override;
+  void cancel(qint64 tag) override;
 
-  const std::optional<LoadedModel>& model() const { return model_; }
+  const std::optional<LoadedModel>& model() const override { return model_; }
   bool loading() const { return loading_; }
 
  signals:
@@ -34,8 +36,6 @@ class EngineBridge : public QObject {
   void modelLoaded(const hearth::app::LoadedModel& model);
   void loadFailed(const QString& path, const QString& message);
   void modelUnloaded();
-  void tokens(qint64 tag, const QString& text, int count);
-  void finished(const hearth::app::GenerationDone& done);
   void statsUpdated(const hearth::app::StatsSample& sample);
 
  private:

@@ -18,8 +18,11 @@ struct LoadedModel {
   QString path;
   QString name;            // general.name, else the file name
   QString architecture;    // general.architecture
-  QString quantization;    // "Q4_1", from the catalog or the file name; "" when unknown
-  QString device;          // "CPU" or "CUDA"
+  QString quantization;    // the weights' format as the engine reports it: "Q4_1", "Q4_K_M" (the file's tensors)
+  QString device;          // where it runs, as the engine reports it: "cpu" or "cuda:N"
+  QString device_name;     // "CPU (...)" or the GPU's name
+  QString device_reason;   // why that device, for "auto" ("auto: no CUDA device found"); "" when it was asked for
+  QString kv_precision;    // "f16", "fp8": the KV cache the engine really runs
   int context_length = 0;  // tokens per sequence
   std::int64_t file_bytes = 0;
 };

@@ -1,7 +1,6 @@
 #include "app/engine_worker.h"
 
 #include <QFileInfo>
-#include <QRegularExpression>
 #include <QTimer>
 
 #include <unistd.h>
@@ -10,23 +9,13 @@
 #include "app/batching_sink.h"
 #include "engine/core/log.h"
 #include "engine/model/model.h"
-#include "models/catalog.h"
-#include "models/loader.h"
+#include "models/run_config.h"
 
 namespace hearth::app {
 namespace {
 
 QString qs(const std::string& s) {
   return QString::fromStdString(s);
-}
-
-// The quantization named by the catalog, else by the file name ("...Q4_K_M.gguf").
-QString quantization_of(const std::filesystem::path& path) {
-  if (const auto* entry = models::builtin_catalog().find_file(path.filename().string())) return qs(entry->quantization);
-  static const QRegularExpression re(QStringLiteral("(?:^|[._-])((?:IQ|Q)\\d_[A-Z0-9_]+|Q\\d_\\d|F16|BF16|F32)"),
-                                     QRegularExpression::CaseInsensitiveOption);
-  const auto match = re.match(qs(path.filename().string()));
-  return match.hasMatch() ? match.captured(1).toUpper() : QString();
 }
 
 }  // namespace
@@ -53,32 +42,29 @@ void EngineWorker::start() {
   stats_timer_->start();
 }
 
-void EngineWorker::loadModel(const QString& path_or_name, int context_length) {
+void EngineWorker::loadModel(const QString& path_or_name, const models::RunConfig& config) {
   emit loadStarted(path_or_name);
   if (engine_) unloadModel();
-  auto path = models::resolve_model(path_or_name.toStdString());
-  if (!path) return emit loadFailed(path_or_name, qs(path.error().describe()));
-  auto bundle = models::load_model(*path, {});
-  if (!bundle) return emit loadFailed(path_or_name, qs(bundle.error().describe()));
-  EngineOptions options;
-  options.context_length = context_length;
-  // One user chats, maybe with a regeneration running: room for two full
-  // contexts is plenty (the engine's default sizes the pool for a server).
-  options.max_sequences = 4;
-  auto engine = Engine::create(std::move(bundle).value(), options);
-  if (!engine) return emit loadFailed(path_or_name, qs(engine.error().describe()));
-  engine_ = std::move(engine).value();
+  auto opened = models::open_engine(path_or_name.toStdString(), config);
+  if (!opened) return emit loadFailed(path_or_name, qs(opened.error().describe()));
+  engine_ = std::move(opened->engine);
 
   const auto& info = engine_->model_info();
+  const ModelRunInfo& run = engine_->run_info();
   model_ = LoadedModel{};
-  model_.path = qs(path->string());
-  model_.name = info.name.empty() ? qs(path->filename().string()) : qs(info.name);
+  model_.path = qs(opened->path.string());
+  model_.name = info.name.empty() ? qs(opened->path.filename().string()) : qs(info.name);
   model_.architecture = qs(info.architecture);
-  model_.quantization = quantization_of(*path);
+  model_.quantization = qs(run.weight_format);
+  model_.device = qs(run.device);
+  model_.device_name = qs(run.device_name);
+  model_.device_reason = qs(run.device_reason);
+  model_.kv_precision = QString::fromLatin1(to_string(run.kv_precision));
   model_.context_length = engine_->context_length();
   model_.file_bytes = QFileInfo(model_.path).size();
-  model_.device = engine_->stats().memory.device_total > 0 ? QStringLiteral("CUDA") : QStringLiteral("CPU");
-  log::get("app")->info("loaded {} ({} tokens of context)", path->string(), model_.context_length);
+  log::get("app")->info("loaded {} on {} ({}){}{}, weights {}, KV {}, {} tokens of context", opened->path.string(),
+                        run.device, run.device_name, run.device_reason.empty() ? "" : ": ", run.device_reason,
+                        run.weight_format, to_string(run.kv_precision), model_.context_length);
   emit modelLoaded(model_);
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "app/engine_types.h"
+#include "models/run_config.h"
 
 class QTimer;
 
@@ -30,7 +31,9 @@ class EngineWorker : public QObject {
 
  public slots:
   void start();  // creates the timers on the worker thread
-  void loadModel(const QString& path_or_name, int context_length);
+  // Opens the model through models::open_engine with `config` (the app sets
+  // max_sequences: one user, maybe a regeneration running).
+  void loadModel(const QString& path_or_name, const hearth::models::RunConfig& config);
   void unloadModel();
   void generate(const hearth::app::GenerationRequest& request);
   void cancel(qint64 tag);

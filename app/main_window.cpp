@@ -155,6 +155,11 @@ void MainWindow::connectParts() {
   });
   connect(model_bar_, &ModelBar::loadRequested, this, &MainWindow::loadModel);
   connect(model_bar_, &ModelBar::unloadRequested, e, &EngineBridge::unloadModel);
+  connect(model_bar_, &ModelBar::deviceChosen, this, [this](const QString& device) {
+    settings_.values.device = device.toStdString();
+    saveSettings();
+    if (engine_->model()) loadModel(engine_->model()->path);  // the new device takes effect now
+  });
   connect(e, &EngineBridge::loadStarted, model_bar_, &ModelBar::setLoading);
   connect(e, &EngineBridge::modelLoaded, this, [this](const LoadedModel& m) {
     model_bar_->setLoaded(m);
@@ -203,12 +208,13 @@ void MainWindow::setTheme(Theme theme) {
 }
 
 void MainWindow::loadModel(const QString& path_or_name) {
-  engine_->loadModel(path_or_name, settings_.values.context_length);
+  engine_->loadModel(path_or_name, run_config_of(settings_.values));
 }
 
 void MainWindow::applySettings(const MainWindowOptions& options) {
   const settings::Settings& s = settings_.values;
   controller_->setSampling(s.sampling);
+  model_bar_->setDeviceSetting(QString::fromStdString(s.device));
   if (options.restore_state) {
     restoreGeometry(blob_from_base64(s.window_geometry));
     restoreState(blob_from_base64(s.panel_layout));

@@ -1,11 +1,13 @@
 #include "app/model_bar.h"
 
+#include <QActionGroup>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QToolButton>
@@ -26,7 +28,7 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   layout->addWidget(label);
   models_ = new QComboBox(this);
   models_->setObjectName(QStringLiteral("modelCombo"));
-  models_->setMinimumContentsLength(28);
+  models_->setMinimumContentsLength(20);  // leaves the device reason room at 1280 pixels
   models_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   label->setBuddy(models_);
   layout->addWidget(models_);
@@ -49,12 +51,26 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   progress_->hide();
   layout->addWidget(progress_);
   layout->addStretch(1);
-  for (QLabel** l : {&device_, &quant_, &context_}) {
+  device_button_ = new QToolButton(this);
+  device_button_->setObjectName(QStringLiteral("deviceButton"));
+  device_button_->setPopupMode(QToolButton::InstantPopup);
+  device_button_->setToolTip(tr("Device setting: where models run (a loaded model is reloaded on the new one)"));
+  device_menu_ = new QMenu(device_button_);
+  device_menu_->setObjectName(QStringLiteral("deviceMenu"));
+  device_button_->setMenu(device_menu_);
+  layout->addWidget(device_button_);
+  connect(device_menu_, &QMenu::aboutToShow, this, &ModelBar::fillDeviceMenu);
+  for (QLabel** l : {&device_, &reason_, &quant_, &context_}) {
     *l = new QLabel(this);
     (*l)->setProperty("chip", true);
     layout->addWidget(*l);
   }
   device_->setObjectName(QStringLiteral("deviceLabel"));
+  reason_->setObjectName(QStringLiteral("deviceReasonLabel"));
+  // The reason can be long ("auto: needs 9.1 GiB, NVIDIA ... has 6.0 GiB free"): it takes the
+  // room that is left rather than widening the window; the tooltip has it whole.
+  reason_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  layout->setStretchFactor(reason_, 8);  // most of the spare room (the stretch before the chips has 1)
   quant_->setObjectName(QStringLiteral("quantLabel"));
   context_->setObjectName(QStringLiteral("contextLabel"));
   context_->setToolTip(tr("Context use: tokens of this conversation / context length"));
@@ -65,7 +81,42 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   });
   connect(unload_, &QPushButton::clicked, this, &ModelBar::unloadRequested);
   refreshInstalled();
+  setDeviceSetting(device_setting_);  // the menu is filled when it opens: asking CUDA is not free
   setUnloaded();
+}
+
+void ModelBar::setDeviceSetting(const QString& device) {
+  device_setting_ = device;
+  // Short (the bar must fit a narrow window); the tooltip and the menu say the rest.
+  device_button_->setText(device == QLatin1String("auto") ? tr("Auto") : device.toUpper());
+  for (QAction* a : device_menu_->actions()) a->setChecked(a->data().toString() == device);
+}
+
+void ModelBar::fillDeviceMenu() {
+  device_menu_->clear();
+  for (QActionGroup* old : device_menu_->findChildren<QActionGroup*>()) delete old;
+  auto* group = new QActionGroup(device_menu_);
+  const auto add = [&](const QString& id, const QString& text) {
+    QAction* a = device_menu_->addAction(text);
+    a->setData(id);
+    a->setCheckable(true);
+    a->setChecked(id == device_setting_);
+    group->addAction(a);
+    connect(a, &QAction::triggered, this, [this, id] {
+      setDeviceSetting(id);
+      emit deviceChosen(id);
+    });
+  };
+  add(QStringLiteral("auto"), tr("Automatic (CUDA when a GPU is usable and the model fits, else the CPU)"));
+  device_menu_->addSeparator();
+  for (const DeviceInfo& d : list_devices_()) {
+    const QString id = QString::fromStdString(d.id);
+    const QString memory = d.total_bytes > 0 ? tr("%1 free").arg(format_bytes(static_cast<std::int64_t>(d.free_bytes)))
+                                             : tr("memory unknown");
+    const QString name = QString::fromStdString(d.name);
+    add(id, d.cuda ? QStringLiteral("%1: %2 \u2014 %3").arg(id, name, memory)
+                   : QStringLiteral("%1 \u2014 %2").arg(name, memory));
+  }
 }
 
 void ModelBar::refreshInstalled() {
@@ -110,6 +161,7 @@ void ModelBar::setLoading(const QString& path) {
   models_->setEnabled(false);
   open_->setEnabled(false);
   device_->setText(tr("Loading %1\u2026").arg(QFileInfo(path).fileName()));
+  reason_->clear();
   quant_->clear();
   context_->clear();
 }
@@ -121,9 +173,14 @@ void ModelBar::setLoaded(const LoadedModel& model) {
     w->setEnabled(true);
   }
   selectPath(model.path);
-  device_->setText(model.device);
-  device_->setToolTip(tr("%1, %2 architecture").arg(model.name, model.architecture));
-  quant_->setText(model.quantization.isEmpty() ? tr("unknown quantization") : model.quantization);
+  device_->setText(model.device == QLatin1String("cpu") ? tr("CPU") : model.device.toUpper());
+  QString where = tr("%1, %2 architecture, on %3").arg(model.name, model.architecture, model.device_name);
+  if (!model.device_reason.isEmpty()) where += QStringLiteral("\n") + model.device_reason;
+  device_->setToolTip(where);
+  reason_->setText(model.device_reason);
+  reason_->setToolTip(tr("Why the model runs on %1: %2").arg(model.device_name, model.device_reason));
+  const QString weights = model.quantization.isEmpty() ? tr("unknown weight format") : model.quantization;
+  quant_->setText(tr("%1 \u00b7 KV %2").arg(weights, model.kv_precision));
   quant_->setToolTip(tr("Weights file: %1").arg(format_bytes(model.file_bytes)));
   context_length_ = model.context_length;
   showContext();
@@ -136,6 +193,7 @@ void ModelBar::setUnloaded() {
   models_->setEnabled(true);
   open_->setEnabled(true);
   device_->setText(tr("No model loaded"));
+  reason_->clear();
   quant_->clear();
   context_length_ = 0;
   showContext();
@@ -149,6 +207,7 @@ void ModelBar::setContextUsed(int used_tokens) {
 void ModelBar::showContext() {
   context_->setVisible(context_length_ > 0);
   quant_->setVisible(!quant_->text().isEmpty());
+  reason_->setVisible(!reason_->text().isEmpty());
   if (context_length_ > 0) {
     context_->setText(
         tr("Context %1 / %2").arg(QLocale().toString(context_used_), QLocale().toString(context_length_)));

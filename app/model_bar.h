@@ -1,14 +1,21 @@
 // The model bar above the chat: which model (installed models from the models
 // folder, or any GGUF through a file dialog), Load / Unload with a busy
-// indicator, and what the loaded model is: device, quantization, context use.
+// indicator, and what the loaded model is: device (and why, for "auto"),
+// weight format and KV precision, context use. Its device menu lists
+// Automatic, the CPU and each CUDA device with its free memory.
 #pragma once
 
 #include <QWidget>
 
+#include <functional>
+#include <vector>
+
 #include "app/engine_types.h"
+#include "hearth/devices.h"
 
 class QComboBox;
 class QLabel;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QToolButton;
@@ -25,6 +32,13 @@ class ModelBar : public QWidget {
   QString selectedPath() const;
   void selectPath(const QString& path);  // adds it to the list when missing
 
+  // The device setting the menu shows as chosen ("auto", "cpu", "cuda:N").
+  void setDeviceSetting(const QString& device);
+  QString deviceSetting() const { return device_setting_; }
+  // Where the menu's entries come from (hearth::list_devices unless a test says otherwise).
+  void setDeviceLister(std::function<std::vector<DeviceInfo>()> lister) { list_devices_ = std::move(lister); }
+  QMenu* deviceMenu() const { return device_menu_; }
+
  public slots:
   void openFileDialog();
   void setLoading(const QString& path);
@@ -35,16 +49,23 @@ class ModelBar : public QWidget {
  signals:
   void loadRequested(const QString& path);
   void unloadRequested();
+  void deviceChosen(const QString& device);  // "auto", "cpu" or "cuda:N", from the device menu
 
  private:
   void showContext();
+  void fillDeviceMenu();
 
   QComboBox* models_ = nullptr;
   QToolButton* open_ = nullptr;
   QPushButton* load_ = nullptr;
   QPushButton* unload_ = nullptr;
   QProgressBar* progress_ = nullptr;
+  QToolButton* device_button_ = nullptr;
+  QMenu* device_menu_ = nullptr;
+  QString device_setting_ = QStringLiteral("auto");
+  std::function<std::vector<DeviceInfo>()> list_devices_ = [] { return hearth::list_devices(); };
   QLabel* device_ = nullptr;
+  QLabel* reason_ = nullptr;
   QLabel* quant_ = nullptr;
   QLabel* context_ = nullptr;
   int context_length_ = 0;

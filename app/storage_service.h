@@ -1,7 +1,10 @@
 // Every access to the conversation store runs here, on one storage thread, in
 // the order it was asked for; results come back to the UI thread through
 // queued calls. So the UI never waits on SQLite (writes are fsync'ed), and a
-// read posted after a write sees it.
+// read posted after a write sees it. Writes that change what the conversation
+// list shows go through write(), which announces them (conversationsChanged)
+// so the view models that show conversations reload themselves: nobody
+// refreshes them by hand after a write.
 #pragma once
 
 #include <QObject>
@@ -34,15 +37,26 @@ class StorageService : public QObject {
   template <class Work>
   void run(QString what, Work work);
 
+  // run() for a write that changes the conversation list (a conversation
+  // created, renamed, deleted, restored, or with new activity): after it
+  // succeeds, conversationsChanged() is emitted on the UI thread, before `done`.
+  template <class Work, class Done>
+  void write(QObject* context, QString what, Work work, Done done);
+  template <class Work>
+  void write(QString what, Work work);
+
   // Blocks until every queued job has run (tests, shutdown).
   void waitForIdle();
 
  signals:
   void opened(int recovered_messages);
   void error(const QString& message);
+  void conversationsChanged();  // a write() succeeded: the list of conversations (or their order) changed
 
  private:
   void post(std::function<void()> job) { pool_.start(std::move(job)); }
+  template <class Work, class Done>
+  void job(QObject* context, QString what, Work work, Done done, bool announce);
   void fail(const QString& what, const store::StoreError& e);
 
   QThreadPool pool_;                     // one thread: jobs run in order
@@ -50,19 +64,30 @@ class StorageService : public QObject {
 };
 
 template <class Work, class Done>
-void StorageService::run(QObject* context, QString what, Work work, Done done) {
-  post([this, ctx = QPointer<QObject>(context), what, work, done]() mutable {
+void StorageService::job(QObject* context, QString what, Work work, Done done, bool announce) {
+  post([this, ctx = QPointer<QObject>(context), what, work, done, announce]() mutable {
     if (!store_) return fail(what, store::make_store_error(store::StoreErrorCode::kIo, "the database is not open"));
     auto result = work(*store_);
     if (!result) return fail(what, result.error());
     auto value = std::make_shared<std::decay_t<decltype(result.value())>>(std::move(result).value());
     QMetaObject::invokeMethod(
         this,
-        [ctx, done, value]() mutable {
+        [this, ctx, done, value, announce]() mutable {
+          if (announce) emit conversationsChanged();
           if (ctx) done(std::move(*value));
         },
         Qt::QueuedConnection);
   });
+}
+
+template <class Work, class Done>
+void StorageService::run(QObject* context, QString what, Work work, Done done) {
+  job(context, std::move(what), std::move(work), std::move(done), false);
+}
+
+template <class Work, class Done>
+void StorageService::write(QObject* context, QString what, Work work, Done done) {
+  job(context, std::move(what), std::move(work), std::move(done), true);
 }
 
 template <class Work>
@@ -71,6 +96,17 @@ void StorageService::run(QString what, Work work) {
     if (!store_) return fail(what, store::make_store_error(store::StoreErrorCode::kIo, "the database is not open"));
     auto result = work(*store_);
     if (!result) fail(what, result.error());
+  });
+}
+
+template <class Work>
+void StorageService::write(QString what, Work work) {
+  post([this, what, work]() mutable {
+    if (!store_) return fail(what, store::make_store_error(store::StoreErrorCode::kIo, "the database is not open"));
+    auto result = work(*store_);
+    if (!result) return fail(what, result.error());
+    QMetaObject::invokeMethod(
+        this, [this] { emit conversationsChanged(); }, Qt::QueuedConnection);
   });
 }
 

@@ -28,7 +28,7 @@ struct GenerateOptions {
   bool json = false;
 };
 
-nlohmann::json result_json(const std::string& text, const FinishEvent& f) {
+nlohmann::json result_json(const std::string& text, const FinishEvent& f, const ModelRunInfo& run) {
   return {{"text", text},
           {"prompt_token_ids", f.prompt_token_ids},
           {"generated_token_ids", f.generated_token_ids},
@@ -39,7 +39,10 @@ nlohmann::json result_json(const std::string& text, const FinishEvent& f) {
           {"prefill_tps", f.usage.prefill_tps},
           {"decode_tps", f.usage.decode_tps},
           {"total_ms", f.usage.total_ms},
-          {"finish_reason", to_string(f.reason)}};
+          {"finish_reason", to_string(f.reason)},
+          {"device", run.device},
+          {"kv_precision", to_string(run.kv_precision)},
+          {"weight_format", run.weight_format}};
 }
 
 void run_generate(GenerateOptions opt) {
@@ -65,7 +68,7 @@ void run_generate(GenerateOptions opt) {
   const FinishEvent finish = sink->wait();
   std::fputs("\n", stdout);
   if (finish.reason == FinishReason::kError) fail(finish.error ? finish.error->describe() : "generation failed");
-  if (opt.json) std::cout << result_json(sink->text(), finish).dump() << "\n";
+  if (opt.json) std::cout << result_json(sink->text(), finish, engine->run_info()).dump() << "\n";
 }
 
 }  // namespace

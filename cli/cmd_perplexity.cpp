@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
+#include "cli/engine_session.h"
 #include "engine/eval/perplexity.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/encoder.h"
@@ -24,10 +25,7 @@ struct PerplexityCliOptions {
   std::string model;
   std::string file;
   int ctx = 512;
-  int threads = 0;
-  std::string device = "auto";
-  bool kv_fp8 = false;
-  bool q8_activations = false;
+  EngineSetup setup;  // --threads, --device, --kv, --vram-budget, --q8-activations
   bool json = false;
 };
 
@@ -36,11 +34,9 @@ void run_perplexity(const PerplexityCliOptions& opt) {
   if (!in) fail("cannot read " + opt.file);
   std::ostringstream text;
   text << in.rdbuf();
-  models::LoadOptions load;
-  load.n_threads = opt.threads;
-  load.device = opt.device;
-  load.kv_fp8 = opt.kv_fp8;
-  load.refine_activations = !opt.q8_activations;
+  // Perplexity drives the model without an engine: the loader's half of the configuration.
+  const models::RunConfig config = opt.setup.run_config();
+  const models::LoadOptions load = models::load_options(config, config.device);
   ModelBundle bundle = unwrap(models::load_model(unwrap(models::resolve_model(opt.model)), load));
   tokenizer::EncodeOptions eo;
   eo.add_special = false;  // BOS goes at the start of each window, not of the text
@@ -77,11 +73,7 @@ void add_perplexity_command(CLI::App& app) {
   cmd->add_option("model", opt->model, "Path to a .gguf file or a catalog name")->required();
   cmd->add_option("--file", opt->file, "UTF-8 text file")->required();
   cmd->add_option("--ctx", opt->ctx, "Tokens per window")->capture_default_str();
-  cmd->add_option("--threads", opt->threads, "CPU threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--device", opt->device, "cpu, cuda, cuda:N, or auto")->capture_default_str();
-  cmd->add_flag("--kv-fp8", opt->kv_fp8, "CUDA: FP8 (E4M3) KV cache");
-  cmd->add_flag("--q8-activations", opt->q8_activations,
-                "CPU: plain 8-bit activation blocks, as llama.cpp (no refinement of blocks with an outlier)");
+  add_run_options(*cmd, opt->setup);
   cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->callback([opt] { run_perplexity(*opt); });
 }

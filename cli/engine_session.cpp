@@ -1,23 +1,26 @@
 #include "cli/engine_session.h"
 
 #include "cli/cli_common.h"
-#include "models/catalog.h"
-#include "models/loader.h"
 
 namespace hearth::cli {
 
+models::RunConfig EngineSetup::run_config() const {
+  models::RunConfig c = config;
+  const std::optional<KvPrecision> precision = parse_kv_precision(kv);
+  if (!precision) fail("--kv '" + kv + "' is not one of f16, q8_0, fp8");
+  c.kv_precision = kv_fp8 ? KvPrecision::kFp8E4M3 : *precision;
+  c.memory_budget_bytes = vram_budget_mib << 20;
+  c.refine_activations = !q8_activations;
+  return c;
+}
+
 std::unique_ptr<Engine> start_engine(const EngineSetup& setup) {
-  const auto path = unwrap(models::resolve_model(setup.model));
-  models::LoadOptions load;
-  load.n_threads = setup.threads;
-  load.device = setup.device;
-  load.kv_fp8 = setup.kv_fp8;
-  load.vram_budget_bytes = setup.vram_budget_mib << 20;
-  load.refine_activations = !setup.q8_activations;
-  ModelBundle bundle = unwrap(models::load_model(path, load));
-  EngineOptions options;
-  options.context_length = setup.context;
-  return unwrap(Engine::create(std::move(bundle), options));
+  models::OpenedEngine opened = unwrap(models::open_engine(setup.model, setup.run_config()));
+  const ModelRunInfo& run = opened.engine->run_info();
+  std::fprintf(stderr, "[%s on %s (%s), KV %s%s%s]\n", run.weight_format.c_str(), run.device.c_str(),
+               run.device_name.c_str(), to_string(run.kv_precision), run.device_reason.empty() ? "" : "; ",
+               run.device_reason.c_str());
+  return std::move(opened.engine);
 }
 
 void StreamingSink::on_text(const TextEvent& event) {
@@ -44,19 +47,26 @@ void add_sampling_options(CLI::App& cmd, SamplingParams& s) {
   cmd.add_option("--seed", s.seed, "Random seed")->capture_default_str();
 }
 
-void add_engine_options(CLI::App& cmd, EngineSetup& setup) {
-  cmd.add_option("model", setup.model, "Path to a .gguf file or a catalog name")->required();
-  cmd.add_option("--threads", setup.threads, "CPU threads (0: every core)")->capture_default_str();
-  cmd.add_option("--ctx", setup.context, "Context length in tokens (0: the engine's default)");
-  cmd.add_option("--device", setup.device, "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable)")
+void add_run_options(CLI::App& cmd, EngineSetup& setup) {
+  cmd.add_option("--threads", setup.config.threads, "CPU threads (0: every core)")->capture_default_str();
+  cmd.add_option("--device", setup.config.device,
+                 "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable and the model fits it)")
       ->capture_default_str();
-  cmd.add_flag("--kv-fp8", setup.kv_fp8, "CUDA: keep the KV cache in FP8 (E4M3) instead of F16");
+  cmd.add_option("--kv", setup.kv, "KV cache precision: f16, q8_0 (not implemented yet) or fp8 (CUDA)")
+      ->capture_default_str();
+  cmd.add_flag("--kv-fp8", setup.kv_fp8, "The same as --kv fp8");
   cmd.add_option("--vram-budget", setup.vram_budget_mib,
                  "CUDA: MiB of GPU memory the model may hold (weights, KV cache, workspace); 0: all that is free. "
-                 "With --device auto, weights over it run on the CPU")
+                 "With --device auto, a model over it runs on the CPU")
       ->capture_default_str();
   cmd.add_flag("--q8-activations", setup.q8_activations,
                "CPU: plain 8-bit activation blocks, as llama.cpp (faster; no refinement of blocks with an outlier)");
+}
+
+void add_engine_options(CLI::App& cmd, EngineSetup& setup) {
+  cmd.add_option("model", setup.model, "Path to a .gguf file or a catalog name")->required();
+  cmd.add_option("--ctx", setup.config.context_length, "Context length in tokens (0: the engine's default)");
+  add_run_options(cmd, setup);
 }
 
 FinishEvent StreamingSink::wait() {

@@ -13,25 +13,33 @@
 #include <CLI/CLI.hpp>
 
 #include "hearth/engine.h"
+#include "models/run_config.h"
 
 namespace hearth::cli {
 
+// The command line's side of models::RunConfig: the options that spell it
+// (sizes in MiB, flags) and the model to open.
 struct EngineSetup {
   std::string model;                // path or catalog name
-  int threads = 0;                  // 0: every core
-  int context = 0;                  // 0: the engine's default
-  std::string device = "auto";      // cpu, cuda, cuda:N, auto
-  bool kv_fp8 = false;              // CUDA: FP8 E4M3 KV cache
+  models::RunConfig config;         // --threads, --ctx, --device (default "auto")
+  std::string kv = "f16";           // --kv f16|q8_0|fp8
+  bool kv_fp8 = false;              // --kv-fp8: the older spelling of --kv fp8
   std::size_t vram_budget_mib = 0;  // CUDA: GPU memory the model may hold, MiB; 0: all that is free
   bool q8_activations = false;      // CPU: plain 8-bit activation blocks (no outlier refinement)
+
+  // The configuration with the options folded in; fails the command on a bad --kv.
+  models::RunConfig run_config() const;
 };
 
-// Registers MODEL, --threads, --ctx, --device, --kv-fp8, --vram-budget and --q8-activations.
+// Registers MODEL, --threads, --ctx, --device, --kv, --kv-fp8, --vram-budget and --q8-activations.
 void add_engine_options(CLI::App& cmd, EngineSetup& setup);
+// The same without MODEL and --ctx (commands that run the model without an engine).
+void add_run_options(CLI::App& cmd, EngineSetup& setup);
 // Registers --temp, --top-k, --top-p, --min-p, --repeat-penalty, --seed.
 void add_sampling_options(CLI::App& cmd, SamplingParams& sampling);
 
-// Loads the model and starts the engine; fails the command on error.
+// models::open_engine with the setup's configuration; fails the command on
+// error. Says on stderr where the model runs (and, for "auto", why).
 std::unique_ptr<Engine> start_engine(const EngineSetup& setup);
 
 // Streams a request's text to `out` (when not null) and keeps it.

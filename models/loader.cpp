@@ -5,6 +5,7 @@
 #include "engine/model/model.h"
 #include "engine/tokenizer/vocab_from_gguf.h"
 #include "models/llama/llama_model.h"
+#include "models/weight_format.h"
 #if defined(HEARTH_HAVE_CUDA)
 #include "engine/backend/cuda/cuda_context.h"
 #include "models/llama/llama_cuda_model.h"
@@ -31,13 +32,36 @@ Result<std::unique_ptr<Model>> load_llama(std::unique_ptr<gguf::GgufFile> file, 
 #if defined(HEARTH_HAVE_CUDA)
   LlamaCudaOptions cuda_options;
   cuda_options.device = device.cuda_device;
-  cuda_options.kv_fp8 = options.kv_fp8;
+  cuda_options.kv_fp8 = options.kv_precision == KvPrecision::kFp8E4M3;
   cuda_options.vram_budget_bytes = options.vram_budget_bytes;
   HEARTH_ASSIGN_OR_RETURN(auto model, LlamaCudaModel::load(std::move(file), cuda_options));
   return std::unique_ptr<Model>(std::move(model));
 #else
   return make_error(ErrorCode::kUnsupported, "device cuda: Hearth was built without CUDA");
 #endif
+}
+
+// The KV precision the chosen device runs, or why it cannot.
+Result<KvPrecision> kv_precision_for(const LoadOptions& options, const DeviceChoice& device) {
+  const KvPrecision kv = options.kv_precision;
+  if (kv == KvPrecision::kQ8_0) {
+    return make_error(ErrorCode::kUnsupported, "KV precision q8_0 is not implemented yet (use f16 or fp8)");
+  }
+  if (kv != KvPrecision::kFp8E4M3 || device.cuda) return kv;
+  if (options.device != "auto") {
+    return make_error(ErrorCode::kUnsupported, "KV precision fp8 needs CUDA; the CPU keeps the KV cache in f16");
+  }
+  log::get("models")->warn("KV precision fp8 needs CUDA; the model runs on the CPU with an f16 KV cache");
+  return KvPrecision::kF16;
+}
+
+ModelRunInfo run_info(const gguf::GgufFile& file, const DeviceChoice& device, KvPrecision kv) {
+  ModelRunInfo info;
+  info.device = device.cuda ? "cuda:" + std::to_string(device.cuda_device) : "cpu";
+  info.device_name = device.cuda ? "CUDA device " + std::to_string(device.cuda_device) : "CPU";
+  info.kv_precision = kv;
+  info.weight_format = weight_format_of(file);
+  return info;
 }
 
 }  // namespace
@@ -65,6 +89,7 @@ Result<DeviceChoice> choose_device(std::string_view device) {
 
 Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOptions& options) {
   HEARTH_ASSIGN_OR_RETURN(const DeviceChoice device, choose_device(options.device));
+  HEARTH_ASSIGN_OR_RETURN(const KvPrecision kv, kv_precision_for(options, device));
   HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> file, gguf::GgufFile::open(path));
   ModelBundle bundle;
   HEARTH_ASSIGN_OR_RETURN(bundle.vocabulary, tokenizer::vocabulary_from_gguf(*file));
@@ -77,11 +102,14 @@ Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOpti
     return make_error(ErrorCode::kUnsupported,
                       "model architecture '" + std::string(arch) + "' is not supported (supported: llama, qwen2)");
   }
+  bundle.run = run_info(*file, device, kv);
   auto model = load_llama(std::move(file), options, device);
   if (!model && device.cuda && options.device == "auto" && model.error().code == ErrorCode::kOutOfMemory) {
     // "auto" prefers the GPU but must not fail where the CPU can run the model.
     log::get("models")->warn("the model does not fit the GPU ({}); running it on the CPU", model.error().message);
     HEARTH_ASSIGN_OR_RETURN(file, gguf::GgufFile::open(path));
+    bundle.run = run_info(*file, DeviceChoice{}, KvPrecision::kF16);
+    bundle.run.device_reason = "auto: the model does not fit the GPU (" + model.error().message + ")";
     model = load_llama(std::move(file), options, DeviceChoice{});
   }
   if (!model) return std::move(model).error();

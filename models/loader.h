@@ -10,6 +10,7 @@
 
 #include "hearth/engine.h"
 #include "hearth/result.h"
+#include "hearth/run_info.h"
 
 namespace hearth::models {
 
@@ -17,7 +18,9 @@ struct LoadOptions {
   int n_threads = 0;           // CPU threads for the forward pass; 0: every core
   std::string device = "cpu";  // "cpu", "cuda" (device 0), "cuda:N", or "auto": CUDA when a GPU is usable
                                // and the weights fit it, else the CPU
-  bool kv_fp8 = false;         // CUDA only: KV cache in FP8 E4M3 instead of f16
+  // kF16 everywhere; kFp8E4M3 on CUDA only (the CPU refuses it, "auto" on the
+  // CPU falls back to f16 and says so); kQ8_0 is refused: not implemented yet.
+  KvPrecision kv_precision = KvPrecision::kF16;
   // CPU only: refine 8-bit activation blocks that hold an outlier
   // (LlamaOptions::refine_activations); false gives llama.cpp's arithmetic.
   bool refine_activations = true;
@@ -39,7 +42,8 @@ struct DeviceChoice {
 Result<DeviceChoice> choose_device(std::string_view device);
 
 // kNotFound / kIo for the file, kOutOfMemory when the weights do not fit the GPU, kCorruptFile for its contents,
-// kUnsupported for an architecture or tensor type Hearth does not run.
+// kUnsupported for an architecture, tensor type or KV precision Hearth does not run.
+// The bundle's `run` says where the model ended up (device, KV precision, weight format).
 Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOptions& options);
 
 }  // namespace hearth::models

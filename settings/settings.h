@@ -20,17 +20,19 @@
 #include <vector>
 
 #include "hearth/result.h"
+#include "hearth/run_info.h"
 #include "hearth/sampling.h"
 
 namespace hearth::settings {
 
 // Serialized as "system", "light", "dark".
 enum class Theme { kSystem, kLight, kDark };
-// Serialized as "f16", "fp8", "q8_0".
-enum class KvPrecision { kF16, kFp8, kQ8_0 };
+// The engine's one KV precision enum, serialized by hearth::to_string ("f16",
+// "q8_0", "fp8"). q8_0 is a valid setting that the loader refuses for now
+// ("not implemented yet") rather than a value the file cannot hold.
+using hearth::KvPrecision;
 
 const char* to_string(Theme theme);
-const char* to_string(KvPrecision precision);
 
 inline constexpr int kSettingsVersion = 1;
 inline constexpr std::int32_t kMinContextLength = 256;      // tokens

@@ -152,7 +152,7 @@ LoadedSettings from_json_text(std::string_view text) {
   r.string("last_model", s.last_model);
   r.string("device", s.device);
   r.integer("context_length", s.context_length);
-  r.choice("kv_precision", s.kv_precision, std::array{KvPrecision::kF16, KvPrecision::kFp8, KvPrecision::kQ8_0});
+  r.choice("kv_precision", s.kv_precision, std::array{KvPrecision::kF16, KvPrecision::kQ8_0, KvPrecision::kFp8E4M3});
   read_sampling(doc, s.sampling, out.warnings);
   r.choice("theme", s.theme, std::array{Theme::kSystem, Theme::kLight, Theme::kDark});
   r.string("panel_layout", s.panel_layout);

@@ -82,16 +82,4 @@ const char* to_string(Theme theme) {
   return "system";
 }
 
-const char* to_string(KvPrecision precision) {
-  switch (precision) {
-    case KvPrecision::kF16:
-      return "f16";
-    case KvPrecision::kFp8:
-      return "fp8";
-    case KvPrecision::kQ8_0:
-      return "q8_0";
-  }
-  return "f16";
-}
-
 }  // namespace hearth::settings

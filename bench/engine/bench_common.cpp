@@ -1,8 +1,6 @@
 #include "bench_common.h"
 
-#include "engine/model/model.h"
-#include "models/catalog.h"
-#include "models/loader.h"
+#include <cstdio>
 
 namespace hearth::bench {
 
@@ -15,22 +13,37 @@ void fail(const std::string& message) {
 
 void add_model_args(CLI::App& cmd, ModelArgs& args) {
   cmd.add_option("MODEL", args.model, "GGUF path or catalog name")->required();
-  cmd.add_option("--threads", args.threads, "CPU threads for the forward pass")->capture_default_str();
+  cmd.add_option("--threads", args.config.threads, "CPU threads for the forward pass")->capture_default_str();
+  cmd.add_option("--device", args.config.device, "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable and fits)")
+      ->capture_default_str();
+  cmd.add_option("--kv", args.kv, "KV cache precision: f16, q8_0 (not implemented yet) or fp8 (CUDA)")
+      ->capture_default_str();
+  cmd.add_flag("--kv-fp8", args.kv_fp8, "The same as --kv fp8");
+  cmd.add_option("--vram-budget", args.vram_budget_mib,
+                 "CUDA: MiB of GPU memory the model may hold (weights, KV cache, workspace); 0: all that is free")
+      ->capture_default_str();
   cmd.add_flag("--json", args.json, "Print the results as JSON");
   cmd.add_flag("--q8-activations", args.q8_activations, "Plain 8-bit activation blocks (no outlier refinement)");
 }
 
-std::unique_ptr<Engine> open_engine(const ModelArgs& args, const EngineOptions& options) {
-  Result<std::filesystem::path> path = models::resolve_model(args.model);
-  if (!path) fail(path.error());
-  models::LoadOptions load;
-  load.n_threads = args.threads;
-  load.refine_activations = !args.q8_activations;
-  Result<ModelBundle> bundle = models::load_model(*path, load);
-  if (!bundle) fail(bundle.error());
-  Result<std::unique_ptr<Engine>> engine = Engine::create(std::move(bundle).value(), options);
-  if (!engine) fail(engine.error());
-  return std::move(engine).value();
+models::RunConfig ModelArgs::run_config() const {
+  models::RunConfig c = config;
+  const std::optional<KvPrecision> precision = parse_kv_precision(kv);
+  if (!precision) fail("--kv '" + kv + "' is not one of f16, q8_0, fp8");
+  c.kv_precision = kv_fp8 ? KvPrecision::kFp8E4M3 : *precision;
+  c.memory_budget_bytes = vram_budget_mib << 20;
+  c.refine_activations = !q8_activations;
+  return c;
+}
+
+std::unique_ptr<Engine> open_engine(const ModelArgs& args, const models::RunConfig& config) {
+  Result<models::OpenedEngine> opened = models::open_engine(args.model, config);
+  if (!opened) fail(opened.error());
+  const ModelRunInfo& run = opened->engine->run_info();
+  std::fprintf(stderr, "[%s on %s (%s), KV %s%s%s]\n", run.weight_format.c_str(), run.device.c_str(),
+               run.device_name.c_str(), to_string(run.kv_precision), run.device_reason.empty() ? "" : "; ",
+               run.device_reason.c_str());
+  return std::move(opened->engine);
 }
 
 void WaitingSink::on_text(const TextEvent& event) {

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "hearth/engine.h"
+#include "models/run_config.h"
 
 namespace hearth::bench {
 
@@ -24,16 +25,29 @@ struct Failure {
 [[noreturn]] void fail(const Error& error);
 [[noreturn]] void fail(const std::string& message);
 
+// The model and how it runs (models::RunConfig): --threads, --device, --kv,
+// --kv-fp8, --vram-budget, --q8-activations, as hearth-cli spells them. Each
+// command sets its own context and batch limits on top.
 struct ModelArgs {
   std::string model;  // a path or a catalog name
-  int threads = 2;    // CPU threads of the forward pass
-  bool json = false;
+  models::RunConfig config = [] {
+    models::RunConfig c;
+    c.threads = 2;  // the development machines' cores; --threads to change
+    return c;
+  }();
+  std::string kv = "f16";
+  bool kv_fp8 = false;
+  std::size_t vram_budget_mib = 0;
   bool q8_activations = false;  // plain 8-bit activation blocks (no outlier refinement)
+  bool json = false;
+
+  // The configuration with the options folded in (fails the command on a bad --kv).
+  models::RunConfig run_config() const;
 };
 void add_model_args(CLI::App& cmd, ModelArgs& args);
 
-// Loads the model and starts an engine (fails the command on error).
-std::unique_ptr<Engine> open_engine(const ModelArgs& args, const EngineOptions& options);
+// models::open_engine (fails the command on error); prints where it runs on stderr.
+std::unique_ptr<Engine> open_engine(const ModelArgs& args, const models::RunConfig& config);
 
 // A sink that keeps the first and last token times and waits for the finish.
 class WaitingSink final : public Sink {

@@ -56,10 +56,10 @@ Measured measure(Engine& engine, int streams, std::int32_t tokens) {
 
 void run(const Options& o) {
   if (o.streams < 1) fail("--streams must be at least 1");
-  EngineOptions options;
-  options.context_length = 1024;
-  options.max_sequences = std::max(o.streams, 2);
-  auto engine = open_engine(o.model, options);
+  models::RunConfig config = o.model.run_config();
+  config.context_length = 1024;
+  config.max_sequences = std::max(o.streams, 2);
+  auto engine = open_engine(o.model, config);
   (void)measure(*engine, 1, 8);  // warm-up: first-touch of the weights and workspace
   const Measured single = measure(*engine, 1, o.tokens);
   const Measured many = measure(*engine, o.streams, o.tokens);

@@ -81,13 +81,13 @@ void print(const std::vector<TurnResult>& turns, bool json) {
 }
 
 void run(const ModelArgs& args) {
-  EngineOptions options;
-  options.context_length = 4096;
-  options.max_sequences = 1;
-  options.prefix_cache = true;
-  auto on = open_engine(args, options);
-  options.prefix_cache = false;
-  auto off = open_engine(args, options);
+  models::RunConfig config = args.run_config();
+  config.context_length = 4096;
+  config.max_sequences = 1;
+  config.prefix_cache = true;
+  auto on = open_engine(args, config);
+  config.prefix_cache = false;
+  auto off = open_engine(args, config);
   std::vector<ChatTurn> history = {{"system", "You are a careful assistant who summarises notes."}};
   std::vector<TurnResult> turns;
   for (int t = 0; t < kTurns; ++t) {

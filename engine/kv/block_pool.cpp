@@ -6,24 +6,6 @@
 
 namespace hearth::kv {
 
-Result<uint64_t> kv_bytes_per_block(const KvBlockShape& shape) {
-  const int32_t fields[] = {shape.n_layer, shape.n_kv_head, shape.head_dim, shape.block_size, shape.bytes_per_element};
-  const char* names[] = {"n_layer", "n_kv_head", "head_dim", "block_size", "bytes_per_element"};
-  uint64_t bytes = 2;  // K and V
-  for (size_t i = 0; i < 5; ++i) {
-    if (fields[i] <= 0) {
-      return make_error(ErrorCode::kInvalidArgument, std::string("kv block shape: ") + names[i] +
-                                                         " must be positive, got " + std::to_string(fields[i]));
-    }
-    const auto f = static_cast<uint64_t>(fields[i]);
-    if (bytes > std::numeric_limits<uint64_t>::max() / f) {
-      return make_error(ErrorCode::kInvalidArgument, "kv block shape: bytes per block overflow 64 bits");
-    }
-    bytes *= f;
-  }
-  return bytes;
-}
-
 Result<int32_t> blocks_for_budget(uint64_t budget_bytes, uint64_t bytes_per_block) {
   if (bytes_per_block == 0) return make_error(ErrorCode::kInvalidArgument, "bytes_per_block must be positive");
   const uint64_t n = budget_bytes / bytes_per_block;

@@ -25,19 +25,6 @@ using BlockId = int32_t;
 inline constexpr BlockId kNoBlock = -1;
 inline constexpr int32_t kDefaultBlockSize = 16;  // tokens per block
 
-// Shape of the K/V storage one block stands for, to size a pool from bytes.
-struct KvBlockShape {
-  int32_t n_layer = 0;
-  int32_t n_kv_head = 0;
-  int32_t head_dim = 0;
-  int32_t block_size = kDefaultBlockSize;  // tokens
-  int32_t bytes_per_element = 2;           // 2 for F16, 1 for FP8 / INT8
-};
-
-// Bytes of K plus V one block holds over all layers:
-// 2 x n_layer x n_kv_head x head_dim x block_size x bytes_per_element.
-Result<uint64_t> kv_bytes_per_block(const KvBlockShape& shape);
-
 // Whole blocks that fit in `budget_bytes` (capped at INT32_MAX).
 Result<int32_t> blocks_for_budget(uint64_t budget_bytes, uint64_t bytes_per_block);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <limits>
 
 #include "engine/core/log.h"
 #include "engine/tokenizer/decoder.h"
@@ -12,6 +13,31 @@ Result<std::unique_ptr<Engine>> Engine::create(ModelBundle bundle, const EngineO
   HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<runtime::EngineImpl> engine,
                           runtime::EngineImpl::create(std::move(bundle), options));
   return std::unique_ptr<Engine>(std::move(engine));
+}
+
+Result<EngineSizing> engine_sizing(std::uint32_t n_ctx_train, std::size_t kv_block_bytes, const EngineOptions& o) {
+  if (o.kv_block_size < 1) return make_error(ErrorCode::kInvalidArgument, "engine: kv_block_size must be >= 1");
+  const std::int32_t trained =
+      n_ctx_train > 0 ? static_cast<std::int32_t>(std::min<std::uint32_t>(n_ctx_train, 1u << 30)) : 8192;
+  EngineSizing out;
+  out.context_length = o.context_length > 0 ? o.context_length : std::min(trained, 8192);
+  // KV blocks: the budget's worth, or room for two full contexts (a chat and a
+  // second request at full length; short requests share it much more widely).
+  const std::int64_t blocks_per_context = (std::int64_t{out.context_length} + o.kv_block_size - 1) / o.kv_block_size;
+  std::int64_t blocks = blocks_per_context * 2;
+  if (o.kv_budget_bytes > 0) {
+    blocks = kv_block_bytes == 0 ? 0 : static_cast<std::int64_t>(o.kv_budget_bytes / kv_block_bytes);
+  }
+  if (blocks < 1) {
+    return make_error(ErrorCode::kOutOfMemory, "engine: kv_budget_bytes " + std::to_string(o.kv_budget_bytes) +
+                                                   " is smaller than one KV block (" + std::to_string(kv_block_bytes) +
+                                                   " bytes)");
+  }
+  if (blocks > std::numeric_limits<std::int32_t>::max()) {
+    return make_error(ErrorCode::kOutOfMemory, "engine: the KV pool would exceed INT32_MAX blocks");
+  }
+  out.kv_blocks = static_cast<std::int32_t>(blocks);
+  return out;
 }
 
 namespace runtime {
@@ -40,36 +66,18 @@ Result<void> check_options(const ModelBundle& bundle, const EngineOptions& o) {
   return {};
 }
 
-// KV blocks: the budget's worth, or room for two full contexts (a chat and a
-// second request at full length; short requests share it much more widely).
-Result<std::int32_t> kv_blocks(const Model& model, const EngineOptions& o, std::int32_t context) {
-  const std::size_t per_block = model.kv_block_bytes(o.kv_block_size);
-  const std::int64_t blocks_per_context = (std::int64_t{context} + o.kv_block_size - 1) / o.kv_block_size;
-  std::int64_t blocks = blocks_per_context * 2;
-  if (o.kv_budget_bytes > 0) blocks = per_block == 0 ? 0 : static_cast<std::int64_t>(o.kv_budget_bytes / per_block);
-  if (blocks < 1) {
-    return make_error(ErrorCode::kOutOfMemory, "engine: kv_budget_bytes " + std::to_string(o.kv_budget_bytes) +
-                                                   " is smaller than one KV block (" + std::to_string(per_block) +
-                                                   " bytes)");
-  }
-  if (blocks > std::numeric_limits<std::int32_t>::max()) {
-    return make_error(ErrorCode::kOutOfMemory, "engine: the KV pool would exceed INT32_MAX blocks");
-  }
-  return static_cast<std::int32_t>(blocks);
-}
-
 }  // namespace
 
 Result<std::unique_ptr<EngineImpl>> EngineImpl::create(ModelBundle bundle, const EngineOptions& options) {
   HEARTH_TRY(check_options(bundle, options));
   const ModelHyperParams& hp = bundle.model->hparams();
-  const std::int32_t trained =
-      hp.n_ctx_train > 0 ? static_cast<std::int32_t>(std::min<std::uint32_t>(hp.n_ctx_train, 1u << 30)) : 8192;
-  const std::int32_t context = options.context_length > 0 ? options.context_length : std::min(trained, 8192);
-  if (context > trained) {
-    log::get("engine")->warn("context_length {} exceeds the model's trained context {}", context, trained);
+  HEARTH_ASSIGN_OR_RETURN(const EngineSizing sizing,
+                          engine_sizing(hp.n_ctx_train, bundle.model->kv_block_bytes(options.kv_block_size), options));
+  const std::int32_t context = sizing.context_length;
+  if (hp.n_ctx_train > 0 && static_cast<std::uint32_t>(context) > hp.n_ctx_train) {
+    log::get("engine")->warn("context_length {} exceeds the model's trained context {}", context, hp.n_ctx_train);
   }
-  HEARTH_ASSIGN_OR_RETURN(std::int32_t blocks, kv_blocks(*bundle.model, options, context));
+  std::int32_t blocks = sizing.kv_blocks;
   Result<void> allocated = bundle.model->allocate_kv(KvLayout{blocks, options.kv_block_size});
   const std::int32_t one_context = (context + options.kv_block_size - 1) / options.kv_block_size;
   if (!allocated && allocated.error().code == ErrorCode::kOutOfMemory && options.kv_budget_bytes == 0 &&
@@ -85,11 +93,15 @@ Result<std::unique_ptr<EngineImpl>> EngineImpl::create(ModelBundle bundle, const
   kv_config.num_blocks = blocks;
   kv_config.block_size = options.kv_block_size;
   kv_config.enable_prefix_cache = options.prefix_cache;
-  kv_config.extra_key = fnv1a(bundle.model_id + "|kv=f16");
+  // The KV precision is part of the key: blocks written in FP8 must never be
+  // served to a model that reads f16 (a process runs one engine per model, but
+  // the key documents what the blocks hold).
+  kv_config.extra_key = fnv1a(bundle.model_id + "|kv=" + to_string(bundle.run.kv_precision));
   HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<kv::KvCacheManager> kv, kv::KvCacheManager::create(kv_config));
   log::get("engine")->info(
-      "engine: context {} tokens, KV pool {} blocks of {} tokens ({} MiB), prefix cache {}", context, blocks,
-      options.kv_block_size,
+      "engine: {} ({}), weights {}, KV {}, context {} tokens, KV pool {} blocks of {} tokens ({} MiB), prefix cache {}",
+      bundle.run.device, bundle.run.device_name, bundle.run.weight_format, to_string(bundle.run.kv_precision), context,
+      blocks, options.kv_block_size,
       (static_cast<std::size_t>(blocks) * bundle.model->kv_block_bytes(options.kv_block_size)) >> 20,
       options.prefix_cache ? "on" : "off");
   return std::unique_ptr<EngineImpl>(new EngineImpl(std::move(bundle), options, context, std::move(kv)));

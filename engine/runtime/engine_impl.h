@@ -56,6 +56,7 @@ class EngineImpl final : public Engine {
   void cancel(RequestId id) override;
   EngineStats stats() const override { return metrics_.snapshot(); }
   const ModelHyperParams& model_info() const override;
+  const ModelRunInfo& run_info() const override { return bundle_.run; }
   std::int32_t context_length() const override { return context_length_; }
   Result<std::vector<std::int32_t>> tokenize(std::string_view text, bool add_special,
                                              bool parse_special) const override;

@@ -28,9 +28,9 @@ struct AttnArgs {
 };
 
 // e (< kMaxElems) elements of a K/V row starting at element `off` (a multiple of n).
-template <KvCacheDtype kDtype>
+template <KvPrecision kDtype>
 __device__ __forceinline__ void load_row(const void* base, int64_t off, int n, float (&out)[kMaxElems]) {
-  if constexpr (kDtype == KvCacheDtype::kF16) {
+  if constexpr (kDtype == KvPrecision::kF16) {
     const uint16_t* p = static_cast<const uint16_t*>(base) + off;
     if (n == 8) {
       const uint4 w = __ldg(reinterpret_cast<const uint4*>(p));
@@ -70,7 +70,7 @@ struct WarpState {
 };
 
 // Positions [lo, hi) of one chunk; warp w takes lo + w, lo + w + kWarps, ...
-template <KvCacheDtype kDtype>
+template <KvPrecision kDtype>
 __device__ void attend_chunk(const AttnArgs& a, const float (&qv)[kMaxGroup][kMaxElems], int gs, int g,
                              const int32_t* table, int lo, int hi, WarpState& st) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
@@ -105,7 +105,7 @@ __device__ void attend_chunk(const AttnArgs& a, const float (&qv)[kMaxGroup][kMa
 }
 
 // grid: (token, kv head * subgroups, chunk); block: kWarps warps.
-template <KvCacheDtype kDtype>
+template <KvPrecision kDtype>
 __global__ void __launch_bounds__(kWarps* kWarp) attn_split_kernel(AttnArgs a) {
   __shared__ float s_ml[kWarps][kMaxGroup][2];
   __shared__ float s_acc[kWarps][kMaxGroup][kMaxAttnHeadDim];
@@ -217,7 +217,8 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
                        float* out, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
   HEARTH_CUDA_REQUIRE(kv.k != nullptr && kv.v != nullptr && kv.block_size > 0 && kv.n_kv_heads > 0);
   HEARTH_CUDA_REQUIRE(kv.head_dim > 0 && kv.head_dim % kWarp == 0 && kv.head_dim <= kMaxAttnHeadDim);
-  HEARTH_CUDA_REQUIRE(kv.dtype == KvCacheDtype::kF16 || (kv.k_scale > 0.0f && kv.v_scale > 0.0f));
+  HEARTH_CUDA_REQUIRE(kv.dtype == KvPrecision::kF16 ||
+                      (kv.dtype == KvPrecision::kFp8E4M3 && kv.k_scale > 0.0f && kv.v_scale > 0.0f));
   HEARTH_CUDA_REQUIRE(params.n_heads > 0 && params.n_heads % kv.n_kv_heads == 0 && params.split_len > 0);
   HEARTH_CUDA_REQUIRE(batch.q != nullptr && batch.positions != nullptr && batch.block_tables != nullptr);
   HEARTH_CUDA_REQUIRE(batch.max_context > 0 && batch.max_blocks_per_seq * int64_t{kv.block_size} >= batch.max_context);
@@ -236,7 +237,7 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   a.max_blocks_per_seq = batch.max_blocks_per_seq;
   a.k = kv.k, a.v = kv.v, a.block_size = kv.block_size, a.n_kv_heads = kv.n_kv_heads, a.head_dim = kv.head_dim;
   a.n_heads = params.n_heads, a.group = group, a.subgroups = ceil_div(group, kMaxGroup);
-  const bool fp8 = kv.dtype == KvCacheDtype::kFp8E4M3;
+  const bool fp8 = kv.dtype == KvPrecision::kFp8E4M3;
   a.qk_scale = params.scale * (fp8 ? kv.k_scale : 1.0f);
   a.v_scale = fp8 ? kv.v_scale : 1.0f;
   a.window = params.window, a.split_len = params.split_len, a.n_splits = n_splits;
@@ -248,9 +249,9 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
                   static_cast<unsigned>(n_splits));
   HEARTH_CUDA_REQUIRE(grid.y <= 65535);
   if (fp8) {
-    attn_split_kernel<KvCacheDtype::kFp8E4M3><<<grid, kWarps * kWarp, 0, stream>>>(a);
+    attn_split_kernel<KvPrecision::kFp8E4M3><<<grid, kWarps * kWarp, 0, stream>>>(a);
   } else {
-    attn_split_kernel<KvCacheDtype::kF16><<<grid, kWarps * kWarp, 0, stream>>>(a);
+    attn_split_kernel<KvPrecision::kF16><<<grid, kWarps * kWarp, 0, stream>>>(a);
   }
   HEARTH_CUDA_TRY(check_launch("attn_split_kernel"));
   if (n_splits == 1) return {};

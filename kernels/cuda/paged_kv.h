@@ -7,20 +7,21 @@
 
 #include <cstdint>
 
+#include "kernels/kv_precision.h"
+
 namespace hearth::kernels::cuda {
 
-enum class KvCacheDtype {
-  kF16,      // IEEE half
-  kFp8E4M3,  // fp8.h; value = stored * scale, one scale per tensor (K or V of a layer)
-};
+// The name the CUDA model of models/llama still uses; it goes when that model
+// names hearth::KvPrecision (issue 13's single llama model).
+using KvCacheDtype = KvPrecision;
 
 inline constexpr int kMaxAttnHeadDim = 256;  // head_dim: a multiple of 32, <= 256
 
 struct PagedKvCache {
-  void* k = nullptr;  // [n_blocks][block_size][n_kv_heads][head_dim], 16-byte aligned
-  void* v = nullptr;  // same layout as k
-  KvCacheDtype dtype = KvCacheDtype::kF16;
-  float k_scale = 1.0f;  // fp8 only: value = stored * scale (ignored for f16)
+  void* k = nullptr;                      // [n_blocks][block_size][n_kv_heads][head_dim], 16-byte aligned
+  void* v = nullptr;                      // same layout as k
+  KvPrecision dtype = KvPrecision::kF16;  // kF16 or kFp8E4M3 (fp8.h: value = stored * scale); kQ8_0 is refused
+  float k_scale = 1.0f;                   // fp8 only: value = stored * scale (ignored for f16)
   float v_scale = 1.0f;
   int64_t n_blocks = 0;
   int block_size = 16;  // tokens per block

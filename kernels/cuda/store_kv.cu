@@ -10,7 +10,7 @@ constexpr int kThreads = 256;
 
 // One thread per element of [n_tokens][row] (row = n_kv_heads * head_dim),
 // K and V together.
-template <KvCacheDtype kDtype>
+template <KvPrecision kDtype>
 __global__ void __launch_bounds__(kThreads)
     store_kv_kernel(void* k_cache, void* v_cache, int64_t n_slots, int64_t row, const float* __restrict__ k,
                     const float* __restrict__ v, const int32_t* __restrict__ slots, int64_t total, float k_inv,
@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(kThreads)
     const int64_t slot = slots[i / row];
     if (slot < 0 || slot >= n_slots) continue;
     const int64_t dst = slot * row + i % row;
-    if constexpr (kDtype == KvCacheDtype::kF16) {
+    if constexpr (kDtype == KvPrecision::kF16) {
       static_cast<uint16_t*>(k_cache)[dst] = float_to_half_bits(k[i]);
       static_cast<uint16_t*>(v_cache)[dst] = float_to_half_bits(v[i]);
     } else {
@@ -36,18 +36,19 @@ Status store_kv(const PagedKvCache& cache, const float* k, const float* v, const
                 cudaStream_t stream) {
   HEARTH_CUDA_REQUIRE(cache.k != nullptr && cache.v != nullptr && k != nullptr && v != nullptr && slots != nullptr);
   HEARTH_CUDA_REQUIRE(cache.n_blocks > 0 && cache.block_size > 0 && cache.n_kv_heads > 0 && cache.head_dim > 0);
-  HEARTH_CUDA_REQUIRE(cache.dtype == KvCacheDtype::kF16 || (cache.k_scale > 0.0f && cache.v_scale > 0.0f));
+  HEARTH_CUDA_REQUIRE(cache.dtype == KvPrecision::kF16 ||
+                      (cache.dtype == KvPrecision::kFp8E4M3 && cache.k_scale > 0.0f && cache.v_scale > 0.0f));
   HEARTH_CUDA_REQUIRE(n_tokens >= 0);
   if (n_tokens == 0) return {};
   const int64_t row = static_cast<int64_t>(cache.n_kv_heads) * cache.head_dim;
   const int64_t total = n_tokens * row;
   const int64_t n_slots = cache.n_blocks * cache.block_size;
   const auto grid = static_cast<unsigned>(std::min<int64_t>((total + kThreads - 1) / kThreads, 65536));
-  if (cache.dtype == KvCacheDtype::kF16) {
-    store_kv_kernel<KvCacheDtype::kF16>
+  if (cache.dtype == KvPrecision::kF16) {
+    store_kv_kernel<KvPrecision::kF16>
         <<<grid, kThreads, 0, stream>>>(cache.k, cache.v, n_slots, row, k, v, slots, total, 1.0f, 1.0f);
   } else {
-    store_kv_kernel<KvCacheDtype::kFp8E4M3><<<grid, kThreads, 0, stream>>>(
+    store_kv_kernel<KvPrecision::kFp8E4M3><<<grid, kThreads, 0, stream>>>(
         cache.k, cache.v, n_slots, row, k, v, slots, total, 1.0f / cache.k_scale, 1.0f / cache.v_scale);
   }
   return check_launch("store_kv_kernel");

@@ -51,7 +51,7 @@ class ChatControllerTest : public QObject {
     engine_ = std::make_unique<EngineBridge>();
     controller_ = std::make_unique<ChatController>(storage_.get(), engine_.get());
     bool done = false;
-    storage_->run(controller_.get(), QStringLiteral("seeding"), seed, [&](Seeded s) {
+    storage_->write(controller_.get(), QStringLiteral("seeding"), seed, [&](Seeded s) {
       seeded_ = s;
       done = true;
     });
@@ -98,7 +98,8 @@ class ChatControllerTest : public QObject {
 
     controller_->renameConversation(seeded_.conversation, QStringLiteral("  Ownership   notes "));
     QCOMPARE(list->titleOf(seeded_.conversation), QStringLiteral("Ownership notes"));
-    controller_->reloadConversations();  // read back from the store
+    QSignalSpy changed(storage_.get(), &StorageService::conversationsChanged);
+    QTRY_COMPARE(changed.count(), 1);  // the list reads itself back from the store
     QTRY_COMPARE(list->titleOf(seeded_.conversation), QStringLiteral("Ownership notes"));
 
     QSignalSpy deleted(controller_.get(), &ChatController::conversationDeleted);
@@ -106,11 +107,41 @@ class ChatControllerTest : public QObject {
     QCOMPARE(deleted.count(), 1);
     QCOMPARE(deleted.at(0).at(1).toString(), QStringLiteral("Ownership notes"));
     QCOMPARE(list->rowOf(seeded_.conversation), -1);
-    controller_->reloadConversations();
+    QTRY_COMPARE(changed.count(), 2);
     QTRY_COMPARE(list->rowCount(), 1);
     controller_->restoreConversation(seeded_.conversation);
     QTRY_COMPARE(list->rowCount(), 2);
     QVERIFY(list->rowOf(seeded_.conversation) >= 0);
+  }
+
+  // The list model subscribes to the storage: a write made by anyone shows
+  // without a reload by hand; a read announces nothing.
+  void listFollowsTheStoresChangeSignal() {
+    auto* list = controller_->conversationModel();
+    QTRY_COMPARE(list->rowCount(), 2);  // read when the controller started watching
+    QSignalSpy changed(storage_.get(), &StorageService::conversationsChanged);
+    storage_->write(QStringLiteral("adding"),
+                    [](store::Store& s) { return s.create_conversation("Written elsewhere"); });
+    QTRY_COMPARE(list->rowCount(), 3);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(list->titleOf(list->idAt(0)), QStringLiteral("Written elsewhere"));  // newest first
+    storage_->write(QStringLiteral("renaming"),
+                    [id = seeded_.conversation](store::Store& s) { return s.rename_conversation(id, "Renamed"); });
+    QTRY_COMPARE(list->titleOf(seeded_.conversation), QStringLiteral("Renamed"));
+
+    bool read = false;
+    storage_->run(
+        this, QStringLiteral("reading"), [](store::Store& s) { return s.list_conversations(); },
+        [&read](std::vector<store::Conversation>) { read = true; });
+    QTRY_VERIFY(read);
+    QCOMPARE(changed.count(), 2);  // the read announced nothing
+
+    controller_->search(QStringLiteral("aliasing"));  // a search re-runs on a change, and stays a search
+    QTRY_VERIFY(list->showingSearch() && list->rowCount() == 1);
+    storage_->write(QStringLiteral("adding"), [](store::Store& s) { return s.create_conversation("Unrelated"); });
+    QTRY_COMPARE(changed.count(), 3);
+    QTRY_VERIFY(list->showingSearch());
+    QCOMPARE(list->rowCount(), 1);
   }
 
   void sendWithoutModelIsAnError() {

@@ -24,6 +24,7 @@
 #include "engine/model/model.h"
 #include "hearth/metrics.h"
 #include "hearth/result.h"
+#include "hearth/run_info.h"
 #include "hearth/sampling.h"
 
 namespace hearth {
@@ -97,6 +98,7 @@ struct ModelBundle {
   std::shared_ptr<const tokenizer::Vocabulary> vocabulary;
   std::string chat_template;  // the GGUF's tokenizer.chat_template ("" = the documented fallback format)
   std::string model_id;       // identifies the weights (file checksum or path): keys the prefix cache
+  ModelRunInfo run;           // device, KV precision, weight format, as models/ set them up
 };
 
 struct EngineOptions {
@@ -107,6 +109,17 @@ struct EngineOptions {
   std::int32_t max_sequences = 16;      // sequences per step
   bool prefix_cache = true;
 };
+
+// The context and KV pool Engine::create sizes from `options`, for a model
+// trained for `n_ctx_train` tokens (0: unknown) whose KV block of
+// options.kv_block_size tokens takes `kv_block_bytes`. models::plan() calls it
+// to say what a model will cost before anything is loaded. (Where the default
+// pool does not fit, create() retries with one context: a plan cannot know that.)
+struct EngineSizing {
+  std::int32_t context_length = 0;  // tokens per sequence
+  std::int32_t kv_blocks = 0;       // blocks of options.kv_block_size tokens
+};
+Result<EngineSizing> engine_sizing(std::uint32_t n_ctx_train, std::size_t kv_block_bytes, const EngineOptions& options);
 
 class Engine {
  public:
@@ -131,6 +144,9 @@ class Engine {
   virtual EngineStats stats() const = 0;
 
   virtual const ModelHyperParams& model_info() const = 0;
+  // Where and how the model runs (the bundle's ModelRunInfo): the real device,
+  // KV precision and weight format, not what was asked for.
+  virtual const ModelRunInfo& run_info() const = 0;
   virtual std::int32_t context_length() const = 0;
   // Front-end helpers (thread-safe): what a prompt becomes.
   virtual Result<std::vector<std::int32_t>> tokenize(std::string_view text, bool add_special,

@@ -47,16 +47,6 @@ TEST(BlocksForBudget, TableOfBudgets) {
   EXPECT_EQ(zero.error().code, ErrorCode::kInvalidArgument);
 }
 
-TEST(KvBytesPerBlock, SmolLm2ShapeAndBadFields) {
-  // SmolLM2-135M: 30 layers, 3 KV heads of 64, F16: 2 x 30 x 3 x 64 x 16 x 2 bytes.
-  Result<uint64_t> bytes = kv_bytes_per_block({30, 3, 64, 16, 2});
-  ASSERT_TRUE(bytes.ok());
-  EXPECT_EQ(*bytes, 368640u);
-  Result<uint64_t> bad = kv_bytes_per_block({30, 0, 64, 16, 2});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("n_kv_head"), std::string::npos);
-}
-
 TEST(BlockPool, CreateRejectsBadSizes) {
   EXPECT_FALSE(BlockPool::create(0, 16).ok());
   EXPECT_FALSE(BlockPool::create(-3, 16).ok());

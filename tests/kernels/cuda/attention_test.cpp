@@ -20,7 +20,7 @@ namespace hearth::kernels::cuda::test {
 namespace {
 
 struct Config {
-  KvCacheDtype dtype;
+  KvPrecision dtype;
   int head_dim, n_heads, n_kv_heads, block_size, window, split_len;  // split_len 0: choose_split_len
 };
 
@@ -29,8 +29,8 @@ struct Token {
 };
 
 // One stored K/V element as the cache holds it, and its value as the kernels read it.
-uint16_t encode(KvCacheDtype dtype, float x, float scale, float* decoded) {
-  if (dtype == KvCacheDtype::kF16) {
+uint16_t encode(KvPrecision dtype, float x, float scale, float* decoded) {
+  if (dtype == KvPrecision::kF16) {
     const uint16_t h = f32_to_fp16(x);
     *decoded = fp16_to_f32(h);
     return h;
@@ -54,9 +54,9 @@ void check_attention(std::mt19937& rng, const Config& c, const std::vector<int>&
   const int max_blocks = (max_ctx + c.block_size - 1) / c.block_size;
   const int64_t n_blocks = static_cast<int64_t>(n_seqs) * max_blocks + 3;
   const int64_t row = static_cast<int64_t>(c.n_kv_heads) * c.head_dim;  // elements per slot
-  const size_t esize = c.dtype == KvCacheDtype::kF16 ? 2 : 1;
-  const float k_scale = c.dtype == KvCacheDtype::kF16 ? 1.0f : 0.02f,
-              v_scale = c.dtype == KvCacheDtype::kF16 ? 1.0f : 0.03f;
+  const size_t esize = c.dtype == KvPrecision::kF16 ? 2 : 1;
+  const float k_scale = c.dtype == KvPrecision::kF16 ? 1.0f : 0.02f,
+              v_scale = c.dtype == KvPrecision::kF16 ? 1.0f : 0.03f;
 
   std::vector<int32_t> pool_ids(static_cast<size_t>(n_blocks));
   std::iota(pool_ids.begin(), pool_ids.end(), 0);
@@ -140,21 +140,21 @@ std::vector<Token> decode_tokens(const std::vector<int>& lens) {
 TEST(CudaPagedAttention, PrefillWithCachedPrefix) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   std::mt19937 rng(31);
-  check_attention(rng, {KvCacheDtype::kF16, 128, 32, 8, 16, 0, 64}, {340}, prefill_tokens(300, 40));
-  check_attention(rng, {KvCacheDtype::kF16, 64, 9, 3, 32, 0, 0}, {100}, prefill_tokens(0, 100));
-  check_attention(rng, {KvCacheDtype::kFp8E4M3, 64, 8, 2, 16, 50, 64}, {217}, prefill_tokens(200, 17));
-  check_attention(rng, {KvCacheDtype::kF16, 96, 4, 4, 7, 0, 32}, {75}, prefill_tokens(45, 30));
+  check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 64}, {340}, prefill_tokens(300, 40));
+  check_attention(rng, {KvPrecision::kF16, 64, 9, 3, 32, 0, 0}, {100}, prefill_tokens(0, 100));
+  check_attention(rng, {KvPrecision::kFp8E4M3, 64, 8, 2, 16, 50, 64}, {217}, prefill_tokens(200, 17));
+  check_attention(rng, {KvPrecision::kF16, 96, 4, 4, 7, 0, 32}, {75}, prefill_tokens(45, 30));
 }
 
 TEST(CudaPagedAttention, BatchedDecodeSplitKv) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   std::mt19937 rng(32);
   const std::vector<int> lens = {1, 1500, 64, 65, 777};
-  check_attention(rng, {KvCacheDtype::kFp8E4M3, 128, 28, 4, 16, 0, 128}, lens, decode_tokens(lens));
-  check_attention(rng, {KvCacheDtype::kF16, 128, 28, 4, 16, 0, 0}, lens, decode_tokens(lens));
+  check_attention(rng, {KvPrecision::kFp8E4M3, 128, 28, 4, 16, 0, 128}, lens, decode_tokens(lens));
+  check_attention(rng, {KvPrecision::kF16, 128, 28, 4, 16, 0, 0}, lens, decode_tokens(lens));
   const std::vector<int> lens2 = {300, 129, 2};
-  check_attention(rng, {KvCacheDtype::kF16, 256, 16, 1, 8, 100, 64}, lens2, decode_tokens(lens2));
-  check_attention(rng, {KvCacheDtype::kF16, 32, 2, 1, 16, 0, 64}, lens2, decode_tokens(lens2));
+  check_attention(rng, {KvPrecision::kF16, 256, 16, 1, 8, 100, 64}, lens2, decode_tokens(lens2));
+  check_attention(rng, {KvPrecision::kF16, 32, 2, 1, 16, 0, 64}, lens2, decode_tokens(lens2));
 }
 
 TEST(CudaPagedAttention, MixedSequencesAndPositions) {
@@ -166,8 +166,8 @@ TEST(CudaPagedAttention, MixedSequencesAndPositions) {
     const int s = std::uniform_int_distribution<int>(0, 2)(rng);
     tokens.push_back({s, std::uniform_int_distribution<int>(0, lens[static_cast<size_t>(s)] - 1)(rng)});
   }
-  check_attention(rng, {KvCacheDtype::kF16, 128, 32, 8, 16, 0, 96}, lens, tokens);
-  check_attention(rng, {KvCacheDtype::kFp8E4M3, 64, 12, 2, 32, 0, 64}, lens, tokens);
+  check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 96}, lens, tokens);
+  check_attention(rng, {KvPrecision::kFp8E4M3, 64, 12, 2, 32, 0, 64}, lens, tokens);
 }
 
 TEST(CudaPagedAttention, RejectsBadArguments) {
@@ -175,7 +175,7 @@ TEST(CudaPagedAttention, RejectsBadArguments) {
   DeviceBuffer<uint8_t> k(4096), v(4096);
   DeviceBuffer<float> q(1024), out(1024);
   DeviceBuffer<int32_t> table(4), pos(1);
-  const PagedKvCache kv{k.get(), v.get(), KvCacheDtype::kF16, 1.0f, 1.0f, 4, 4, 1, 80};  // head_dim 80: unsupported
+  const PagedKvCache kv{k.get(), v.get(), KvPrecision::kF16, 1.0f, 1.0f, 4, 4, 1, 80};  // head_dim 80: unsupported
   const AttentionBatch batch{q.get(), pos.get(), nullptr, table.get(), 4, 1, 16};
   EXPECT_EQ(paged_attention(kv, batch, {1, 1.0f, 0, 64}, out.get(), nullptr, 0, nullptr).code, cudaErrorInvalidValue);
   PagedKvCache kv2 = kv;
@@ -191,10 +191,10 @@ TEST(CudaPagedAttention, RejectsBadArguments) {
 TEST(CudaStoreKv, WritesSlotsExactly) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   std::mt19937 rng(34);
-  for (KvCacheDtype dtype : {KvCacheDtype::kF16, KvCacheDtype::kFp8E4M3}) {
+  for (KvPrecision dtype : {KvPrecision::kF16, KvPrecision::kFp8E4M3}) {
     const int n_kv = 4, D = 64, bs = 16;
     const int64_t n_blocks = 10, row = n_kv * D;
-    const size_t esize = dtype == KvCacheDtype::kF16 ? 2 : 1;
+    const size_t esize = dtype == KvPrecision::kF16 ? 2 : 1;
     const float ks = 0.05f, vs = 0.01f;
     std::vector<int32_t> slots = {0, 17, 159, 40, -1, 41, 1000};  // -1 and 1000 (past the pool) are skipped
     const auto n = static_cast<int64_t>(slots.size());

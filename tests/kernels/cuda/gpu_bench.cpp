@@ -59,11 +59,11 @@ bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens) {
 }
 
 // Decode of n_seqs sequences of `ctx` tokens each: 32 query heads, 8 kv heads, head_dim 128.
-bool bench_attention(hc::KvCacheDtype dtype, int n_seqs, int ctx) {
+bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx) {
   const int n_heads = 32, n_kv = 8, D = 128, bs = 16;
   const int blocks_per_seq = ctx / bs;
   const int64_t n_blocks = static_cast<int64_t>(n_seqs) * blocks_per_seq;
-  const size_t esize = dtype == hc::KvCacheDtype::kF16 ? 2 : 1;
+  const size_t esize = dtype == hearth::KvPrecision::kF16 ? 2 : 1;
   const size_t pool = static_cast<size_t>(n_blocks) * bs * n_kv * D * esize;
   void *k = nullptr, *v = nullptr, *q = nullptr, *out = nullptr, *tables = nullptr, *pos = nullptr, *seq = nullptr,
        *ws = nullptr;
@@ -102,7 +102,7 @@ bool bench_attention(hc::KvCacheDtype dtype, int n_seqs, int ctx) {
       [&] { st = hc::paged_attention(kv, batch, params, static_cast<float*>(out), ws, ws_bytes, nullptr); }, 20);
   const double gbs = 2.0 * static_cast<double>(pool) / (ms * 1e6);
   std::printf("attn decode %-4s seqs %d ctx %d split %d  %8.1f us  %7.1f GB/s  %5.1f%% of peak%s\n",
-              dtype == hc::KvCacheDtype::kF16 ? "f16" : "fp8", n_seqs, ctx, split, ms * 1e3, gbs,
+              dtype == hearth::KvPrecision::kF16 ? "f16" : "fp8", n_seqs, ctx, split, ms * 1e3, gbs,
               100.0 * gbs / kPeakGBs, st.ok() ? "" : "  (launch failed)");
   for (void* p : {k, v, q, out, tables, pos, seq, ws}) cudaFree(p);
   return st.ok();
@@ -123,8 +123,8 @@ int main() {
   }
   for (int t : {2, 4, 8}) ok = bench_gemv(GgmlType::kQ4_K, 14336, 4096, t) && ok;
   for (int seqs : {1, 8}) {
-    ok = bench_attention(hc::KvCacheDtype::kF16, seqs, 4096) && ok;
-    ok = bench_attention(hc::KvCacheDtype::kFp8E4M3, seqs, 4096) && ok;
+    ok = bench_attention(hearth::KvPrecision::kF16, seqs, 4096) && ok;
+    ok = bench_attention(hearth::KvPrecision::kFp8E4M3, seqs, 4096) && ok;
   }
   return ok ? 0 : 1;
 }

@@ -54,7 +54,7 @@ Result<ModelPair> load_pair(const std::filesystem::path& path, bool kv_fp8, std:
   cpu.device = "cpu";
   LoadOptions gpu;
   gpu.device = "cuda:0";
-  gpu.kv_fp8 = kv_fp8;
+  gpu.kv_precision = kv_fp8 ? KvPrecision::kFp8E4M3 : KvPrecision::kF16;
   HEARTH_ASSIGN_OR_RETURN(pair.cpu, load_model(path, cpu));
   HEARTH_ASSIGN_OR_RETURN(pair.gpu, load_model(path, gpu));
   const KvLayout layout{num_blocks, 16};

@@ -1,0 +1,38 @@
+#include "models/run_config.h"
+
+namespace hearth::models {
+
+Result<void> validate(const RunConfig& c) {
+  if (c.device != "auto") HEARTH_TRY(choose_device(c.device));
+  if (c.context_length < 0 || c.context_length == 1) {
+    return make_error(ErrorCode::kInvalidArgument, "context_length must be 0 (the default) or at least 2");
+  }
+  if (c.threads < 0) return make_error(ErrorCode::kInvalidArgument, "threads must be 0 (every core) or more");
+  if (c.max_batch_tokens < 1) return make_error(ErrorCode::kInvalidArgument, "max_batch_tokens must be >= 1");
+  if (c.max_sequences < 1) return make_error(ErrorCode::kInvalidArgument, "max_sequences must be >= 1");
+  if (c.kv_block_size < 1) return make_error(ErrorCode::kInvalidArgument, "kv_block_size must be >= 1");
+  return {};
+}
+
+LoadOptions load_options(const RunConfig& c, std::string_view device) {
+  LoadOptions o;
+  o.n_threads = c.threads;
+  o.device = std::string(device);
+  o.kv_precision = c.kv_precision;
+  o.refine_activations = c.refine_activations;
+  o.vram_budget_bytes = c.memory_budget_bytes;
+  return o;
+}
+
+EngineOptions engine_options(const RunConfig& c) {
+  EngineOptions o;
+  o.context_length = c.context_length;
+  o.kv_block_size = c.kv_block_size;
+  o.kv_budget_bytes = c.kv_budget_bytes;
+  o.max_batch_tokens = c.max_batch_tokens;
+  o.max_sequences = c.max_sequences;
+  o.prefix_cache = c.prefix_cache;
+  return o;
+}
+
+}  // namespace hearth::models

@@ -1,0 +1,75 @@
+#include "models/weight_format.h"
+
+#include <map>
+#include <optional>
+
+namespace hearth::models {
+namespace {
+
+using gguf::GgmlType;
+
+struct FileType {
+  std::uint32_t id;  // general.file_type (llama.cpp's llama_ftype; do not renumber)
+  const char* name;  // as llama.cpp's quantize tool names it
+  GgmlType main;     // the type most matrices get
+};
+
+constexpr FileType kFileTypes[] = {
+    {0, "F32", GgmlType::F32},      {1, "F16", GgmlType::F16},      {2, "Q4_0", GgmlType::Q4_0},
+    {3, "Q4_1", GgmlType::Q4_1},    {7, "Q8_0", GgmlType::Q8_0},    {8, "Q5_0", GgmlType::Q5_0},
+    {9, "Q5_1", GgmlType::Q5_1},    {10, "Q2_K", GgmlType::Q2_K},   {11, "Q3_K_S", GgmlType::Q3_K},
+    {12, "Q3_K_M", GgmlType::Q3_K}, {13, "Q3_K_L", GgmlType::Q3_K}, {14, "Q4_K_S", GgmlType::Q4_K},
+    {15, "Q4_K_M", GgmlType::Q4_K}, {16, "Q5_K_S", GgmlType::Q5_K}, {17, "Q5_K_M", GgmlType::Q5_K},
+    {18, "Q6_K", GgmlType::Q6_K},   {32, "BF16", GgmlType::BF16},
+};
+
+const FileType* find_file_type(std::uint64_t id) {
+  for (const FileType& f : kFileTypes) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+// What llama.cpp's quantizer writes instead of a K-type for rows that are not
+// a multiple of 256 elements (small models, 576 or 640 wide, are full of them).
+std::optional<GgmlType> row_fallback(GgmlType t) {
+  switch (t) {
+    case GgmlType::Q4_K:
+      return GgmlType::Q5_0;
+    case GgmlType::Q5_K:
+      return GgmlType::Q5_1;
+    case GgmlType::Q6_K:
+      return GgmlType::Q8_0;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The type holding the most elements over the matrices; nullopt without any.
+std::optional<GgmlType> dominant_matrix_type(const gguf::GgufFile& file) {
+  std::map<GgmlType, std::uint64_t> elements;
+  for (const gguf::TensorInfo& t : file.tensors()) {
+    if (t.n_dims >= 2) elements[t.type] += t.n_elements;
+  }
+  std::optional<GgmlType> best;
+  std::uint64_t most = 0;
+  for (const auto& [type, n] : elements) {
+    if (n > most) best = type, most = n;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string weight_format_of(const gguf::GgufFile& file) {
+  const std::optional<GgmlType> dominant = dominant_matrix_type(file);
+  if (!dominant) return {};
+  if (Result<std::uint64_t> id = file.get_uint("general.file_type")) {
+    if (const FileType* f = find_file_type(*id)) {
+      if (*dominant == f->main || row_fallback(f->main) == dominant) return f->name;
+    }
+  }
+  return gguf::ggml_type_name(*dominant);
+}
+
+}  // namespace hearth::models

@@ -1,0 +1,180 @@
+// The chat over a fake ChatBackend (no model, no engine thread): a real store
+// in a temporary folder, the ChatController and a ChatView on the offscreen
+// platform. The fake streams tokens when the test says so, ends answers with
+// errors, and honours cancellation; every wait is a QTRY_*.
+#include <QApplication>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+
+#include "app/chat_backend.h"
+#include "app/chat_controller.h"
+#include "app/chat_model.h"
+#include "app/chat_rows.h"
+#include "app/chat_view.h"
+#include "app/message_widget.h"
+#include "app/storage_service.h"
+#include "test_env.h"
+
+using namespace hearth::app;
+namespace store = hearth::store;
+using hearth::FinishReason;
+
+namespace {
+
+// Records what the controller asks; the test plays the backend's side.
+class FakeBackend final : public ChatBackend {
+ public:
+  FakeBackend() {
+    LoadedModel m;
+    m.path = QStringLiteral("/models/fake.gguf");
+    m.name = QStringLiteral("Fake");
+    m.quantization = QStringLiteral("Q4_K_M");
+    m.device = QStringLiteral("cuda:0");
+    m.kv_precision = QStringLiteral("fp8");
+    model_ = m;
+  }
+  const std::optional<LoadedModel>& model() const override { return model_; }
+  void generate(const GenerationRequest& request) override { requests.push_back(request); }
+  void cancel(qint64 tag) override {
+    cancelled.push_back(tag);
+    finish(tag, FinishReason::kCancelled);  // as the engine does: the cancel ends the request
+  }
+
+  void stream(qint64 tag, const QString& text) { emit tokens(tag, text, 1); }
+  void finish(qint64 tag, FinishReason reason, const QString& error = {}) {
+    GenerationDone done;
+    done.tag = tag;
+    done.reason = reason;
+    done.error = error;
+    done.usage.prompt_tokens = 12;
+    done.usage.generated_tokens = 3;
+    emit finished(done);
+  }
+
+  std::vector<GenerationRequest> requests;
+  std::vector<qint64> cancelled;
+
+ private:
+  std::optional<LoadedModel> model_;
+};
+
+// The text a message widget shows, from its labels and text views.
+QString shown_text(const QWidget* w) {
+  QString out;
+  for (const QLabel* l : w->findChildren<QLabel*>()) out += l->text() + QLatin1Char('\n');
+  for (const QTextBrowser* b : w->findChildren<QTextBrowser*>()) out += b->toPlainText() + QLatin1Char('\n');
+  return out;
+}
+
+}  // namespace
+
+class ChatBackendTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void init() {
+    dir_ = std::make_unique<QTemporaryDir>();
+    storage_ = std::make_unique<StorageService>(dir_->filePath(QStringLiteral("test.db")));
+    backend_ = std::make_unique<FakeBackend>();
+    controller_ = std::make_unique<ChatController>(storage_.get(), backend_.get());
+    view_ = std::make_unique<ChatView>(controller_->chatModel());
+    view_->resize(600, 400);
+    view_->show();
+  }
+  void cleanup() {
+    view_.reset();
+    controller_.reset();
+    backend_.reset();
+    storage_->waitForIdle();
+    storage_.reset();
+    dir_.reset();
+  }
+
+  void streamsTokensIntoTheViewAndTheStore() {
+    QSignalSpy generating(controller_.get(), &ChatController::generatingChanged);
+    controller_->send(QStringLiteral("Say hello"));
+    QTRY_COMPARE(backend_->requests.size(), std::size_t{1});
+    const GenerationRequest request = backend_->requests.front();
+    QCOMPARE(request.turns.back().role, std::string("user"));
+    QCOMPARE(request.turns.back().content, std::string("Say hello"));
+    QVERIFY(controller_->generating());
+
+    backend_->stream(request.tag, QStringLiteral("Hel"));
+    backend_->stream(request.tag, QStringLiteral("lo there"));
+    QTRY_COMPARE(view_->messageCount(), 2);
+    QTRY_VERIFY(shown_text(view_->messageAt(1)).contains(QStringLiteral("Hello there")));
+    backend_->stream(request.tag + 1000, QStringLiteral("not this answer"));  // another tag: ignored
+    backend_->finish(request.tag, FinishReason::kStop);
+    QTRY_VERIFY(!controller_->generating());
+    QCOMPARE(generating.last().at(0).toBool(), false);
+
+    const ConversationPath path = readBack();
+    QCOMPARE(path.rows.size(), std::size_t{2});
+    QCOMPARE(path.rows[1].message.content, std::string("Hello there"));
+    QVERIFY(path.rows[1].generation.has_value());
+    // The record says what the backend reported, not a literal.
+    QCOMPARE(path.rows[1].generation->device, std::string("cuda:0"));
+    QCOMPARE(path.rows[1].generation->kv_precision, std::string("fp8"));
+    QCOMPARE(path.rows[1].generation->quantization, std::string("Q4_K_M"));
+    QCOMPARE(path.rows[1].generation->finish_reason, std::string("stop"));
+  }
+
+  void anErrorEndsTheAnswerAndIsShown() {
+    QSignalSpy errors(controller_.get(), &ChatController::errorOccurred);
+    controller_->send(QStringLiteral("Break, please"));
+    QTRY_COMPARE(backend_->requests.size(), std::size_t{1});
+    const qint64 tag = backend_->requests.front().tag;
+    backend_->stream(tag, QStringLiteral("partial"));
+    backend_->finish(tag, FinishReason::kError, QStringLiteral("out of memory: KV pool exhausted"));
+    QTRY_VERIFY(!controller_->generating());
+    QCOMPARE(errors.count(), 1);
+    QVERIFY2(errors.at(0).at(0).toString().contains(QStringLiteral("KV pool exhausted")),
+             qPrintable(errors.at(0).at(0).toString()));
+    const ConversationPath path = readBack();
+    QCOMPARE(path.rows.back().message.content, std::string("partial"));  // what was shown is kept
+    QCOMPARE(path.rows.back().generation->finish_reason, std::string("error"));
+    // The chat goes on: the next message is sent.
+    controller_->send(QStringLiteral("Again"));
+    QTRY_COMPARE(backend_->requests.size(), std::size_t{2});
+  }
+
+  void stopCancelsTheStreamingAnswer() {
+    controller_->send(QStringLiteral("Tell me a long story"));
+    QTRY_COMPARE(backend_->requests.size(), std::size_t{1});
+    const qint64 tag = backend_->requests.front().tag;
+    backend_->stream(tag, QStringLiteral("Once upon"));
+    QTRY_VERIFY(shown_text(view_->messageAt(1)).contains(QStringLiteral("Once upon")));
+    controller_->stop();
+    QCOMPARE(backend_->cancelled, std::vector<qint64>{tag});
+    QTRY_VERIFY(!controller_->generating());
+    backend_->stream(tag, QStringLiteral(" a time"));  // late tokens after the finish: ignored
+    const ConversationPath path = readBack();
+    QCOMPARE(path.rows.back().message.content, std::string("Once upon"));
+    QCOMPARE(path.rows.back().generation->finish_reason, std::string("cancelled"));
+    QVERIFY(!shown_text(view_->messageAt(1)).contains(QStringLiteral("a time")));
+  }
+
+ private:
+  // The open conversation as the store has it (after the writes queued so far).
+  ConversationPath readBack() {
+    std::optional<ConversationPath> out;
+    const store::Id conv = controller_->currentConversation();
+    storage_->run(
+        this, QStringLiteral("reading back"), [conv](store::Store& s) { return load_path(s, conv); },
+        [&out](ConversationPath p) { out = std::move(p); });
+    [&] { QTRY_VERIFY(out.has_value()); }();
+    return out.value_or(ConversationPath{});
+  }
+
+  std::unique_ptr<QTemporaryDir> dir_;
+  std::unique_ptr<StorageService> storage_;
+  std::unique_ptr<FakeBackend> backend_;
+  std::unique_ptr<ChatController> controller_;
+  std::unique_ptr<ChatView> view_;
+};
+
+HEARTH_APP_TEST_MAIN(ChatBackendTest)
+#include "chat_backend_test.moc"
