@@ -32,7 +32,7 @@ Result<std::unique_ptr<Model>> load_llama(std::unique_ptr<gguf::GgufFile> file, 
 #if defined(HEARTH_HAVE_CUDA)
   LlamaCudaOptions cuda_options;
   cuda_options.device = device.cuda_device;
-  cuda_options.kv_fp8 = options.kv_precision == KvPrecision::kFp8E4M3;
+  cuda_options.kv_precision = options.kv_precision;
   cuda_options.vram_budget_bytes = options.vram_budget_bytes;
   HEARTH_ASSIGN_OR_RETURN(auto model, LlamaCudaModel::load(std::move(file), cuda_options));
   return std::unique_ptr<Model>(std::move(model));

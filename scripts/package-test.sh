@@ -2,8 +2,9 @@
 # The packaging test (ctest label `package`): builds the CPU-only .deb, checks
 # it with lintian, desktop-file-validate and appstreamcli, installs it with apt,
 # runs the installed programs outside the source tree (--version, a generation
-# on the default model, the app's window under Xvfb), removes it, and checks
-# that /usr holds exactly the files it held before.
+# on the default model, the app's window under Xvfb), removes it together with
+# the dependencies apt brought in for it, and checks that /usr holds exactly the
+# files it held before.
 # Needs root (or sudo without a password): exits 77 (skipped) otherwise.
 # Usage: scripts/package-test.sh [PRESET]   (default package-cpu)
 set -euo pipefail
@@ -22,8 +23,20 @@ deb=$("$HEARTH_ROOT/scripts/package.sh" "$preset" | tail -1)
 [ -f "$deb" ] || fail "scripts/package.sh did not produce a .deb"
 work=$(mktemp -d)
 installed=0
+packages() { dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" {print $2}' | LC_ALL=C sort; }
+# Removes hearth and whatever apt installed with it (packages absent before the install).
+uninstall() {
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -qq hearth >"$work/apt.log" 2>&1 || return 1
+  local added
+  added=$(LC_ALL=C comm -13 "$work/packages.before" <(packages) | tr '\n' ' ')
+  if [ -n "$added" ]; then
+    say "Purging what apt installed for the package: $added"
+    # shellcheck disable=SC2086
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq $added >>"$work/apt.log" 2>&1 || return 1
+  fi
+}
 cleanup() {
-  if [ "$installed" = 1 ]; then as_root env DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -qq hearth >/dev/null 2>&1 || true; fi
+  if [ "$installed" = 1 ]; then uninstall || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -44,6 +57,7 @@ man -l "$work/root/usr/share/man/man1/hearth-cli.1.gz" 2>/dev/null | grep -q "ge
 
 say "Installing the package"
 find /usr -xdev -print 2>/dev/null | LC_ALL=C sort >"$work/usr.before"
+packages >"$work/packages.before"
 installed=1
 as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" >"$work/apt.log" 2>&1 \
   || { cat "$work/apt.log" >&2; fail "apt-get install $deb"; }
@@ -84,8 +98,7 @@ xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
 
 say "Removing the package"
 cd /
-as_root env DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -qq hearth >"$work/apt.log" 2>&1 \
-  || { cat "$work/apt.log" >&2; fail "apt-get remove hearth"; }
+uninstall || { cat "$work/apt.log" >&2; fail "removing hearth and its dependencies"; }
 installed=0
 find /usr -xdev -print 2>/dev/null | LC_ALL=C sort >"$work/usr.after"
 if ! diff "$work/usr.before" "$work/usr.after" >"$work/usr.diff"; then

@@ -11,10 +11,6 @@
 
 namespace hearth::kernels::cuda {
 
-// The name the CUDA model of models/llama still uses; it goes when that model
-// names hearth::KvPrecision (issue 13's single llama model).
-using KvCacheDtype = KvPrecision;
-
 inline constexpr int kMaxAttnHeadDim = 256;  // head_dim: a multiple of 32, <= 256
 
 struct PagedKvCache {

@@ -6,7 +6,7 @@ Result<std::unique_ptr<LlamaCudaModel>> LlamaCudaModel::load(std::unique_ptr<ggu
                                                              const LlamaCudaOptions& options) {
   cuda::CudaBackendOptions backend_options;
   backend_options.device = options.device;
-  backend_options.kv_fp8 = options.kv_fp8;
+  backend_options.kv_precision = options.kv_precision;
   backend_options.vram_budget_bytes = options.vram_budget_bytes;
   backend_options.layer_timing_interval = options.layer_timing_interval;
   HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<cuda::CudaBackend> ops, cuda::CudaBackend::create(backend_options));

@@ -16,7 +16,7 @@ namespace hearth::models {
 
 struct LlamaCudaOptions {
   int device = 0;       // CUDA device index
-  bool kv_fp8 = false;  // KV cache in FP8 E4M3 (scale 1) instead of f16
+  KvPrecision kv_precision = KvPrecision::kF16;  // f16 or FP8 E4M3 (scale 1)
   // Bytes of GPU memory the model may hold (weights + KV pool + workspace);
   // 0: whatever the device has free.
   std::size_t vram_budget_bytes = 0;

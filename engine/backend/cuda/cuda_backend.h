@@ -33,7 +33,7 @@ namespace hearth::cuda {
 
 struct CudaBackendOptions {
   int device = 0;       // CUDA device index
-  bool kv_fp8 = false;  // KV cache in FP8 E4M3 (scale 1) instead of f16
+  KvPrecision kv_precision = KvPrecision::kF16;  // f16 or FP8 E4M3 (scale 1); q8_0 is refused
   // Bytes of GPU memory the model may hold (weights + KV pool + workspace);
   // 0: whatever the device has free.
   std::size_t vram_budget_bytes = 0;
@@ -141,7 +141,7 @@ class CudaBackend final : public backend::Ops {
   kernels::cuda::PagedKvCache layer_cache(std::int32_t layer) const;
 
   std::unique_ptr<CudaContext> ctx_;  // destroyed last (declared first)
-  bool kv_fp8_ = false;
+  KvPrecision kv_precision_ = KvPrecision::kF16;
   std::size_t vram_budget_ = 0;  // bytes; 0: no budget beyond what cudaMalloc gives
   int layer_timing_interval_ = 0;
   std::vector<DeviceBuffer> weight_buffers_;

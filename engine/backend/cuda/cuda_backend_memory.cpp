@@ -46,7 +46,7 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(const CudaBackendOption
 
 CudaBackend::CudaBackend(std::unique_ptr<CudaContext> ctx, const CudaBackendOptions& options)
     : ctx_(std::move(ctx)),
-      kv_fp8_(options.kv_fp8),
+      kv_precision_(options.kv_precision),
       vram_budget_(options.vram_budget_bytes),
       layer_timing_interval_(options.layer_timing_interval) {}
 
@@ -124,7 +124,7 @@ Result<backend::Vector> CudaBackend::upload_vector(const backend::HostTensor& t)
 std::size_t CudaBackend::kv_block_bytes(std::int32_t block_size) const {
   return 2ull * static_cast<std::size_t>(shape_.n_layer) * static_cast<std::size_t>(block_size) *
          static_cast<std::size_t>(shape_.n_head_kv) * static_cast<std::size_t>(shape_.head_dim) *
-         element_bytes(kv_fp8_);
+         element_bytes(kv_precision_ == KvPrecision::kFp8E4M3);
 }
 
 Result<void> CudaBackend::allocate_kv(const KvLayout& layout) {
@@ -158,7 +158,7 @@ kc::PagedKvCache CudaBackend::layer_cache(std::int32_t layer) const {
   c.v = v_pool_.as<std::byte>() + static_cast<std::size_t>(layer) * layer_bytes;
   // FP8 scale 1: K/V values of these models stay well inside +-448, and E4M3's
   // relative step (1/16) is the same at every magnitude above 2^-6.
-  c.dtype = kv_fp8_ ? kc::KvCacheDtype::kFp8E4M3 : kc::KvCacheDtype::kF16;
+  c.dtype = kv_precision_;
   c.n_blocks = kv_layout_.num_blocks;
   c.block_size = kv_layout_.block_size;
   c.n_kv_heads = shape_.n_head_kv;
