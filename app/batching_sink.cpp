@@ -1,17 +1,16 @@
 #include "app/batching_sink.h"
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
+
+#include "engine/metrics/rolling_window.h"
 
 namespace hearth::app {
 
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  const double rank = std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size()));
-  const std::size_t index = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
-  return values[std::min(index, values.size() - 1)];
+  return metrics::nearest_rank(values, std::clamp(q, 0.0, 1.0));  // the engine's own rule
 }
 
 BatchingSink::BatchingSink(std::function<void()> on_finish_wake) : wake_(std::move(on_finish_wake)) {}
