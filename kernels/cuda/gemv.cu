@@ -1,8 +1,12 @@
+#include <atomic>
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/cuda/dequant_unit.cuh"
 #include "kernels/cuda/gemv.h"
+#include "kernels/cuda/gemv_q8.h"
 
 namespace hearth::kernels::cuda {
 namespace {
@@ -473,18 +477,47 @@ struct GemvLaunch {
   }
 };
 
+GemvActivations environment_activations() {
+  const char* v = std::getenv("HEARTH_CUDA_GEMV");
+  return v != nullptr && std::strcmp(v, "f32") == 0 ? GemvActivations::kF32 : GemvActivations::kQ8;
+}
+
+std::atomic<GemvActivations>& process_activations() {
+  static std::atomic<GemvActivations> a{environment_activations()};
+  return a;
+}
+
 }  // namespace
 
-Status gemv(const DeviceMatrix& w, const float* x, int n_tokens, float* y, cudaStream_t stream,
-            const GemvEpilogue& epilogue) {
+GemvActivations default_gemv_activations() {
+  return process_activations().load(std::memory_order_relaxed);
+}
+
+void set_default_gemv_activations(GemvActivations a) {
+  process_activations().store(a == GemvActivations::kProcessDefault ? environment_activations() : a,
+                              std::memory_order_relaxed);
+}
+
+Status gemv(const GemvOptions& options, const DeviceMatrix& w, const float* x, int n_tokens, float* y,
+            cudaStream_t stream, const GemvEpilogue& epilogue) {
   HEARTH_CUDA_TRY(validate_matrix(w));
   HEARTH_CUDA_REQUIRE(n_tokens >= 1 && n_tokens <= kMaxGemvTokens);
   HEARTH_CUDA_REQUIRE(x != nullptr && y != nullptr);
   HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(x) % 16 == 0);
+  const GemvActivations act =
+      options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
+  if (act == GemvActivations::kQ8 && gemv_q8_applies(w, n_tokens)) {
+    return gemv_q8(w, x, y, stream, epilogue, options.q8_blocks_per_sm);
+  }
   const GemvArgs args{
       stream, static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, w.cols / kUnit, x, n_tokens, epilogue, y};
   dispatch_type<GemvLaunch>(w.type, args);
   return check_launch("gemv_kernel");
+}
+
+Status gemv(const DeviceMatrix& w, const float* x, int n_tokens, float* y, cudaStream_t stream,
+            const GemvEpilogue& epilogue) {
+  return gemv(GemvOptions{}, w, x, n_tokens, y, stream, epilogue);
 }
 
 }  // namespace hearth::kernels::cuda

@@ -18,10 +18,46 @@ struct GemvEpilogue {
   const float* residual = nullptr;  // [n_tokens][rows], added; may alias y (residual stream)
 };
 
+// How the activations enter the product.
+// kF32: in f32, every weight dequantized and multiplied in f32 (the precise path).
+// kQ8: quantized in the kernel to 8-bit blocks (per 32 values a scale
+//   amax / 127 and the f32 sum of the values) and dotted with the weight codes
+//   as integers (dp4a); the sums make the weights' offsets (Q4_0's -8, Q4_1's
+//   m, the K-quants' mins) exact. A relative error of about 1/254 of a block's
+//   largest value per activation. Applies where gemv_q8_applies; elsewhere kQ8
+//   runs kF32.
+// kProcessDefault: the process default (kQ8 unless the environment has
+//   HEARTH_CUDA_GEMV=f32, or set_default_gemv_activations changed it).
+enum class GemvActivations { kProcessDefault, kF32, kQ8 };
+
+struct GemvOptions {
+  GemvActivations activations = GemvActivations::kProcessDefault;
+  // kQ8 only: resident thread blocks per multiprocessor to launch (each loops
+  // over row groups); 0 = as many as fit. A tuning knob for the benchmark.
+  int q8_blocks_per_sm = 0;
+};
+
 // y[t][r] = sum_c W[r][c] x[t][c] (+ bias[r]) (+ residual[t][r]), t < n_tokens.
 // x: [n_tokens][w.cols] f32, 16-byte aligned; y: [n_tokens][w.rows] f32, not
 // overlapping x. 1 <= n_tokens <= kMaxGemvTokens. Accumulates in f32.
+// Activations as the process default says (see GemvActivations).
 Status gemv(const DeviceMatrix& w, const float* x, int n_tokens, float* y, cudaStream_t stream,
             const GemvEpilogue& epilogue = {});
+
+// The same with the activation path chosen by the caller.
+Status gemv(const GemvOptions& options, const DeviceMatrix& w, const float* x, int n_tokens, float* y,
+            cudaStream_t stream, const GemvEpilogue& epilogue = {});
+
+// True where the 8-bit path runs: one token; Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+// Q4_K or Q5_K; cols a multiple of 256 and at most 32768; row_stride and data
+// 16-byte aligned (the kernel reads 16-byte words). Q6_K and the float types
+// always take the f32 path.
+bool gemv_q8_applies(const DeviceMatrix& w, int n_tokens);
+
+// The process default for GemvActivations::kProcessDefault (never returns it).
+GemvActivations default_gemv_activations();
+// Sets it (kProcessDefault restores the environment's choice). Not meant to
+// race with running gemv calls on other threads (it is one atomic word).
+void set_default_gemv_activations(GemvActivations a);
 
 }  // namespace hearth::kernels::cuda

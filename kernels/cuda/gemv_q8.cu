@@ -1,0 +1,380 @@
+// One-token GEMV with 8-bit activations and integer dot products.
+//
+// Shape of the work. A thread's item is a "chunk": 256 consecutive elements of
+// one row, i.e. 8 legacy blocks (Q4_0 144 bytes, Q4_1 160, Q5_0 176, Q5_1 192,
+// Q8_0 272) or one K super-block (Q4_K 144, Q5_K 176): a whole number of
+// 16-byte words, so a thread reads its chunk with 16-byte loads, all issued
+// before it uses any (9-17 loads in flight per thread), and the next item's
+// loads are issued before the current one is computed. L lanes (8, 16 or 32,
+// from the chunks per row) share a row and take its chunks j, j + L, ...; a
+// block of 256 threads covers 256 / L rows per group and loops over groups
+// (grid-stride), so the activation prologue below is paid once per block.
+//
+// Activations. Each block first quantizes x (f32, from L2/L1) into shared
+// memory: per unit of 32 values d = amax / 127, codes q = rint(x 127 / amax),
+// and s = the f32 sum of the 32 values. A unit's contribution is then
+//   d_w (d_x sum(q_w q_x)) + off_w s_x
+// with sum(q_w q_x) exact in int32 (dp4a) and off_w the weight value of
+// code 0 (Q4_0 -8 d, Q5_0 -16 d, Q4_1/Q5_1 m, K-quants -dmin m_j, Q8_0 0), so
+// the offsets multiply the exact activation sum. The first item's weight
+// loads are issued before the prologue, so their latency overlaps it.
+//
+// Shared layout: chunk c's codes at word 68 c (272 bytes: 256 + 16 of pad, so
+// 8 lanes reading 8 consecutive chunks hit 8 distinct 16-byte bank groups),
+// unit u's (d, s) at float2 9 (u / 8) + u % 8 (likewise conflict-free).
+//
+// Order: a row's sum is each lane's chunks in order, then a fixed xor tree
+// over its L lanes: the result does not depend on the grid size.
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+
+#include "kernels/cuda/dequant_unit.cuh"
+#include "kernels/cuda/gemv_q8.h"
+
+namespace hearth::kernels::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kChunkElems = 256;
+constexpr int kXWordsPerChunk = 68;  // 256 code bytes + 16 bytes of pad, in words
+constexpr int kDsPerChunk = 9;       // 8 units' (d, s) + 1 of pad
+constexpr int kSmemPerChunk = 4 * kXWordsPerChunk + 8 * kDsPerChunk;
+constexpr int kMaxChunks = 128;  // 32768 columns: 44 KB of shared memory
+
+template <int NV>
+struct Chunk {
+  uint4 v[NV];
+
+  // Word i (compile-time after unrolling: the array stays in registers).
+  __device__ __forceinline__ uint32_t word(int i) const {
+    const uint4& q = v[i / 4];
+    return i % 4 == 0 ? q.x : i % 4 == 1 ? q.y : i % 4 == 2 ? q.z : q.w;
+  }
+  // The little-endian 32 bits at even byte offset o.
+  __device__ __forceinline__ uint32_t at(int o) const {
+    return o % 4 == 0 ? word(o / 4) : __byte_perm(word(o / 4), word(o / 4 + 1), 0x5432);
+  }
+  __device__ __forceinline__ float half_at(int o) const {
+    return half_bits_to_float(static_cast<uint16_t>(word(o / 4) >> (8 * (o % 4))));
+  }
+};
+
+template <int NV>
+__device__ __forceinline__ Chunk<NV> load_chunk(const uint8_t* p) {
+  Chunk<NV> c;
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+#pragma unroll
+  for (int i = 0; i < NV; ++i) c.v[i] = __ldg(q + i);
+  return c;
+}
+
+// Unit b of a chunk: its 8 code words and (d, s).
+struct XUnit {
+  int w[8];
+  float2 ds;
+};
+
+__device__ __forceinline__ XUnit x_unit(const uint32_t* xq, const float2* ds, int b) {
+  const uint4* p = reinterpret_cast<const uint4*>(xq + 8 * b);
+  const uint4 lo = p[0], hi = p[1];
+  XUnit u;
+  u.w[0] = static_cast<int>(lo.x), u.w[1] = static_cast<int>(lo.y), u.w[2] = static_cast<int>(lo.z);
+  u.w[3] = static_cast<int>(lo.w), u.w[4] = static_cast<int>(hi.x), u.w[5] = static_cast<int>(hi.y);
+  u.w[6] = static_cast<int>(hi.z), u.w[7] = static_cast<int>(hi.w);
+  u.ds = ds[b];
+  return u;
+}
+
+// Bits 0..3 of `four` moved to bit 4 of bytes 0..3 (the legacy 5th bits).
+__device__ __forceinline__ uint32_t fifth_bits(uint32_t four) {
+  return (((four & 15u) * 0x00204081u) & 0x01010101u) << 4;
+}
+
+// Legacy types: a block's byte layout and its contribution given the dot of
+// its 32 codes (0..15 / 0..31 unsigned, Q8_0 signed) with the activation codes.
+template <GgmlType T>
+struct Legacy;
+
+template <>
+struct Legacy<GgmlType::kQ4_0> {
+  static constexpr int kBytes = 18, kQs = 2, kQh = -1;
+  template <int NV>
+  static __device__ __forceinline__ float term(const Chunk<NV>& c, int o, int sumi, float2 ds) {
+    return c.half_at(o) * fmaf(ds.x, static_cast<float>(sumi), -8.0f * ds.y);
+  }
+};
+
+template <>
+struct Legacy<GgmlType::kQ4_1> {
+  static constexpr int kBytes = 20, kQs = 4, kQh = -1;
+  template <int NV>
+  static __device__ __forceinline__ float term(const Chunk<NV>& c, int o, int sumi, float2 ds) {
+    return fmaf(c.half_at(o) * ds.x, static_cast<float>(sumi), c.half_at(o + 2) * ds.y);
+  }
+};
+
+template <>
+struct Legacy<GgmlType::kQ5_0> {
+  static constexpr int kBytes = 22, kQs = 6, kQh = 2;
+  template <int NV>
+  static __device__ __forceinline__ float term(const Chunk<NV>& c, int o, int sumi, float2 ds) {
+    return c.half_at(o) * fmaf(ds.x, static_cast<float>(sumi), -16.0f * ds.y);
+  }
+};
+
+template <>
+struct Legacy<GgmlType::kQ5_1> {
+  static constexpr int kBytes = 24, kQs = 8, kQh = 4;
+  template <int NV>
+  static __device__ __forceinline__ float term(const Chunk<NV>& c, int o, int sumi, float2 ds) {
+    return fmaf(c.half_at(o) * ds.x, static_cast<float>(sumi), c.half_at(o + 2) * ds.y);
+  }
+};
+
+template <>
+struct Legacy<GgmlType::kQ8_0> {
+  static constexpr int kBytes = 34, kQs = 2;  // signed codes, no 5th bits
+  template <int NV>
+  static __device__ __forceinline__ float term(const Chunk<NV>& c, int o, int sumi, float2 ds) {
+    return c.half_at(o) * (ds.x * static_cast<float>(sumi));
+  }
+};
+
+// The 8 blocks of a legacy chunk, in order.
+template <GgmlType T, int NV>
+__device__ __forceinline__ float legacy_chunk_dot(const Chunk<NV>& c, const uint32_t* xq, const float2* ds) {
+  using B = Legacy<T>;
+  float acc = 0.0f;
+#pragma unroll
+  for (int b = 0; b < 8; ++b) {
+    const XUnit x = x_unit(xq, ds, b);
+    const int o = B::kBytes * b;
+    int sumi = 0;
+    if constexpr (T == GgmlType::kQ8_0) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) sumi = __dp4a(static_cast<int>(c.at(o + B::kQs + 4 * i)), x.w[i], sumi);
+    } else {
+      const uint32_t qh = B::kQh >= 0 ? c.at(o + (B::kQh >= 0 ? B::kQh : 0)) : 0u;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const uint32_t q = c.at(o + B::kQs + 4 * i);
+        uint32_t lo = q & 0x0f0f0f0fu, hi = (q >> 4) & 0x0f0f0f0fu;  // elements 4i.., 16 + 4i..
+        if constexpr (B::kQh >= 0) {
+          lo |= fifth_bits(qh >> (4 * i));
+          hi |= fifth_bits(qh >> (16 + 4 * i));
+        }
+        sumi = __dp4a(static_cast<int>(lo), x.w[i], sumi);
+        sumi = __dp4a(static_cast<int>(hi), x.w[4 + i], sumi);
+      }
+    }
+    acc += B::term(c, o, sumi, x.ds);
+  }
+  return acc;
+}
+
+// Q4_K / Q5_K super-block: d, dmin (word 0), 12 scale bytes (words 1-3),
+// Q5_K's qh (words 4-11), qs. Sub-block j: codes of word i are nibble j & 1
+// of qs word 8 (j / 2) + i (elements 4i..4i+3), Q5_K's 5th bits bit j of
+// each byte of qh word i. Contribution d sum_j sc_j d_x sumi_j - dmin sum_j m_j s_x.
+template <bool kFive, int NV>
+__device__ __forceinline__ float k_chunk_dot(const Chunk<NV>& c, const uint32_t* xq, const float2* ds) {
+  constexpr int kQsWord = kFive ? 12 : 4;
+  const uint32_t dd = c.word(0);
+  const uint32_t s0 = c.word(1), s1 = c.word(2), s2 = c.word(3);
+  float a = 0.0f, m = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    uint32_t isc = 0, imn = 0;
+    k_scale_min_words(s0, s1, s2, j, &isc, &imn);
+    const XUnit x = x_unit(xq, ds, j);
+    int sumi = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      uint32_t q = (c.word(kQsWord + 8 * (j / 2) + i) >> (4 * (j & 1))) & 0x0f0f0f0fu;
+      if constexpr (kFive) q |= ((c.word(4 + i) >> j) & 0x01010101u) << 4;
+      sumi = __dp4a(static_cast<int>(q), x.w[i], sumi);
+    }
+    a = fmaf(x.ds.x, static_cast<float>(sumi * static_cast<int>(isc)), a);  // exact: |sumi sc| < 2^23
+    m = fmaf(x.ds.y, static_cast<float>(imn), m);
+  }
+  const float d = half_bits_to_float(static_cast<uint16_t>(dd & 0xffffu));
+  const float dmin = half_bits_to_float(static_cast<uint16_t>(dd >> 16));
+  return fmaf(d, a, -dmin * m);
+}
+
+template <GgmlType T>
+constexpr int chunk_bytes() {
+  if constexpr (T == GgmlType::kQ4_K) {
+    return 144;
+  } else if constexpr (T == GgmlType::kQ5_K) {
+    return 176;
+  } else {
+    return 8 * Legacy<T>::kBytes;
+  }
+}
+
+template <GgmlType T>
+struct Q8Type {
+  static constexpr bool kK = T == GgmlType::kQ4_K || T == GgmlType::kQ5_K;
+  static constexpr int kChunkBytes = chunk_bytes<T>();
+  static constexpr int kNV = kChunkBytes / 16;
+  static_assert(kChunkBytes % 16 == 0, "a chunk is whole 16-byte words");
+
+  static __device__ __forceinline__ float dot(const Chunk<kNV>& c, const uint32_t* xq, const float2* ds) {
+    if constexpr (kK) {
+      return k_chunk_dot<T == GgmlType::kQ5_K>(c, xq, ds);
+    } else {
+      return legacy_chunk_dot<T>(c, xq, ds);
+    }
+  }
+};
+
+// x (chunks * 256 f32) to codes and (d, s) in shared memory. 8 lanes per unit,
+// 4 values each; whole warps stay in the loop (units is a multiple of 8).
+__device__ __forceinline__ void quantize_x(const float* __restrict__ x, int chunks, uint32_t* xq, float2* ds) {
+  const int units = chunks * 8, m = static_cast<int>(threadIdx.x) % 8;
+  for (int u = static_cast<int>(threadIdx.x) / 8; u < units; u += kThreads / 8) {
+    const float4 v = __ldg(reinterpret_cast<const float4*>(x) + 8 * u + m);
+    float amax = fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));
+    float s = (v.x + v.y) + (v.z + v.w);
+#pragma unroll
+    for (int off = 1; off < 8; off *= 2) {
+      amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, off));
+      s += __shfl_xor_sync(0xffffffffu, s, off);
+    }
+    const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+    const uint32_t q0 = static_cast<uint32_t>(__float2int_rn(v.x * id)) & 0xffu;
+    const uint32_t q1 = static_cast<uint32_t>(__float2int_rn(v.y * id)) & 0xffu;
+    const uint32_t q2 = static_cast<uint32_t>(__float2int_rn(v.z * id)) & 0xffu;
+    const uint32_t q3 = static_cast<uint32_t>(__float2int_rn(v.w * id)) & 0xffu;
+    xq[(u / 8) * kXWordsPerChunk + (u % 8) * 8 + m] = q0 | (q1 << 8) | (q2 << 16) | (q3 << 24);
+    if (m == 0) ds[(u / 8) * kDsPerChunk + u % 8] = make_float2(amax / 127.0f, s);
+  }
+}
+
+template <GgmlType T, int L>
+__global__ void __launch_bounds__(kThreads)
+    gemv_q8_kernel(const uint8_t* __restrict__ w, size_t stride, int64_t rows, int chunks, const float* __restrict__ x,
+                   const float* __restrict__ bias, const float* residual, float* y) {
+  using Tr = Q8Type<T>;
+  constexpr int kNV = Tr::kNV, kRowsPerGroup = kThreads / L;
+  extern __shared__ uint4 smem[];
+  uint32_t* xq = reinterpret_cast<uint32_t*>(smem);
+  float2* ds = reinterpret_cast<float2*>(xq + chunks * kXWordsPerChunk);
+  const int j = static_cast<int>(threadIdx.x) % L, sub = static_cast<int>(threadIdx.x) / L;
+  const int64_t groups = (rows + kRowsPerGroup - 1) / kRowsPerGroup;
+  // Item (group g, chunk c) of this thread's row; clamped into the matrix (a
+  // clamped item is loaded, never used).
+  const auto item = [&](int64_t g, int c) {
+    const int64_t row = min(g * kRowsPerGroup + sub, rows - 1);
+    return w + static_cast<size_t>(row) * stride + static_cast<size_t>(min(c, chunks - 1)) * Tr::kChunkBytes;
+  };
+  int64_t g = blockIdx.x;
+  Chunk<kNV> cur = load_chunk<kNV>(item(g, j));
+  quantize_x(x, chunks, xq, ds);
+  __syncthreads();
+  for (; g < groups; g += gridDim.x) {
+    float acc = 0.0f;
+    for (int c = j; c < chunks; c += L) {
+      const bool last = c + L >= chunks;
+      const int64_t ng = last ? (g + gridDim.x < groups ? g + gridDim.x : g) : g;
+      const Chunk<kNV> nxt = load_chunk<kNV>(item(ng, last ? j : c + L));
+      acc += Tr::dot(cur, xq + c * kXWordsPerChunk, ds + c * kDsPerChunk);
+      cur = nxt;
+    }
+#pragma unroll
+    for (int off = L / 2; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+    const int64_t row = g * kRowsPerGroup + sub;
+    if (j == 0 && row < rows) {
+      if (bias != nullptr) acc += bias[row];
+      if (residual != nullptr) acc += residual[row];
+      y[row] = acc;
+    }
+  }
+}
+
+template <GgmlType T, int L>
+Status launch_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& ep,
+                 int blocks_per_sm) {
+  const auto kernel = gemv_q8_kernel<T, L>;
+  const int chunks = static_cast<int>(w.cols / kChunkElems);
+  const size_t smem = static_cast<size_t>(chunks) * kSmemPerChunk;
+  // Resident blocks per multiprocessor for this shared size, cached (a stale
+  // pair from a racing thread only changes the grid size, never the result).
+  static std::atomic<long long> cache{-1};
+  long long c = cache.load(std::memory_order_relaxed);
+  int fit = 0;
+  if (c >= 0 && static_cast<size_t>(c >> 8) == smem) {
+    fit = static_cast<int>(c & 0xff);
+  } else {
+    HEARTH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, kThreads, smem));
+    cache.store(static_cast<long long>(smem) << 8 | std::min(fit, 255), std::memory_order_relaxed);
+  }
+  static std::atomic<int> sm_count{0};
+  int sms = sm_count.load(std::memory_order_relaxed);
+  if (sms == 0) {
+    int dev = 0;
+    HEARTH_CUDA_CHECK(cudaGetDevice(&dev));
+    HEARTH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    sm_count.store(sms, std::memory_order_relaxed);
+  }
+  const int per_sm = std::max(1, blocks_per_sm > 0 ? std::min(blocks_per_sm, fit) : fit);
+  const int64_t groups = (w.rows + kThreads / L - 1) / (kThreads / L);
+  const auto grid = static_cast<unsigned>(std::min<int64_t>(groups, static_cast<int64_t>(per_sm) * sms));
+  kernel<<<grid, kThreads, smem, stream>>>(static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, chunks, x,
+                                           ep.bias, ep.residual, y);
+  return check_launch("gemv_q8_kernel");
+}
+
+// L: the chunks per row rounded up to a power of two, 8..32.
+template <GgmlType T>
+Status launch_q8_lanes(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& ep,
+                       int blocks_per_sm) {
+  const int64_t chunks = w.cols / kChunkElems;
+  if (chunks > 16) return launch_q8<T, 32>(w, x, y, stream, ep, blocks_per_sm);
+  if (chunks > 8) return launch_q8<T, 16>(w, x, y, stream, ep, blocks_per_sm);
+  return launch_q8<T, 8>(w, x, y, stream, ep, blocks_per_sm);
+}
+
+}  // namespace
+
+bool gemv_q8_applies(const DeviceMatrix& w, int n_tokens) {
+  switch (w.type) {
+    case GgmlType::kQ4_0:
+    case GgmlType::kQ4_1:
+    case GgmlType::kQ5_0:
+    case GgmlType::kQ5_1:
+    case GgmlType::kQ8_0:
+    case GgmlType::kQ4_K:
+    case GgmlType::kQ5_K:
+      break;
+    default:
+      return false;
+  }
+  return n_tokens == 1 && w.cols % kChunkElems == 0 && w.cols / kChunkElems <= kMaxChunks && w.row_stride % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(w.data) % 16 == 0;
+}
+
+Status gemv_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& epilogue,
+               int blocks_per_sm) {
+  HEARTH_CUDA_REQUIRE(gemv_q8_applies(w, 1));
+  switch (w.type) {
+    case GgmlType::kQ4_0:
+      return launch_q8_lanes<GgmlType::kQ4_0>(w, x, y, stream, epilogue, blocks_per_sm);
+    case GgmlType::kQ4_1:
+      return launch_q8_lanes<GgmlType::kQ4_1>(w, x, y, stream, epilogue, blocks_per_sm);
+    case GgmlType::kQ5_0:
+      return launch_q8_lanes<GgmlType::kQ5_0>(w, x, y, stream, epilogue, blocks_per_sm);
+    case GgmlType::kQ5_1:
+      return launch_q8_lanes<GgmlType::kQ5_1>(w, x, y, stream, epilogue, blocks_per_sm);
+    case GgmlType::kQ8_0:
+      return launch_q8_lanes<GgmlType::kQ8_0>(w, x, y, stream, epilogue, blocks_per_sm);
+    case GgmlType::kQ4_K:
+      return launch_q8_lanes<GgmlType::kQ4_K>(w, x, y, stream, epilogue, blocks_per_sm);
+    default:
+      return launch_q8_lanes<GgmlType::kQ5_K>(w, x, y, stream, epilogue, blocks_per_sm);
+  }
+}
+
+}  // namespace hearth::kernels::cuda

@@ -1,0 +1,16 @@
+// Internal to kernels/cuda: the 8-bit-activation GEMV of one token (gemv.h
+// documents the arithmetic; gemv() chooses it).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/cuda/gemv.h"
+
+namespace hearth::kernels::cuda {
+
+// y = W x for one token, x quantized in the kernel. Requires
+// gemv_q8_applies(w, 1) and a validated matrix; blocks_per_sm as GemvOptions.
+Status gemv_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& epilogue,
+               int blocks_per_sm);
+
+}  // namespace hearth::kernels::cuda
