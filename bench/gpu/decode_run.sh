@@ -34,8 +34,8 @@ phase_test() {
   (cd "$B" && ctest -L gpu -LE gpu-bench --output-on-failure -j2) >"$OUT/ctest.log" 2>&1
   note "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")"
   grep -E "Failed|FAILED|\*\*\*" "$OUT/ctest.log" | head -20 | tee -a "$SUMMARY"
-  "$B/tests/kernels/cuda/kernels_cuda_test" --gtest_filter='CudaGemvQ8*' --gtest_output=xml:"$OUT/q8.xml" >/dev/null 2>&1
-  grep -o 'rel_l2_vs_exact="[^"]*"' "$OUT/q8.xml" | sort -t'"' -k2 -g | tail -1 | sed 's/^/worst q8 /' | tee -a "$SUMMARY"
+  "$B/tests/kernels/cuda/kernels_cuda_test" --gtest_filter='CudaGemvQ8*' >"$OUT/q8.log" 2>&1
+  grep rel_l2_vs_exact "$OUT/q8.log" | sort -t: -k2 -g | tail -3 | sed 's/^/worst /' | tee -a "$SUMMARY"
 }
 
 phase_kbench() {

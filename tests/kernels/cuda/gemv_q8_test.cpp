@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <random>
 
 #include "cuda_test_util.h"
@@ -168,7 +169,8 @@ void check_q8(std::mt19937& rng, GgmlType type, int64_t rows, int64_t cols, size
   }
   const double rel = std::sqrt(num / den);
   EXPECT_LE(rel, 1.5e-2) << "distance from the f32-activation product";
-  testing::Test::RecordProperty("rel_l2_vs_exact", std::to_string(rel));
+  std::printf("q8 rel_l2_vs_exact %s %lld x %lld: %.3e\n", type_traits(type)->name, static_cast<long long>(rows),
+              static_cast<long long>(cols), rel);
 }
 
 TEST(CudaGemvQ8, EveryTypeRandomShapes) {
