@@ -507,7 +507,7 @@ Status gemv(const GemvOptions& options, const DeviceMatrix& w, const float* x, i
   const GemvActivations act =
       options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
   if (act == GemvActivations::kQ8 && gemv_q8_applies(w, n_tokens)) {
-    return gemv_q8(w, x, y, stream, epilogue, options.q8_blocks_per_sm);
+    return gemv_q8(w, x, y, stream, epilogue, options);
   }
   const GemvArgs args{
       stream, static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, w.cols / kUnit, x, n_tokens, epilogue, y};

@@ -22,10 +22,10 @@ struct GemvEpilogue {
 // kF32: in f32, every weight dequantized and multiplied in f32 (the precise path).
 // kQ8: quantized in the kernel to 8-bit blocks (per 32 values a scale
 //   amax / 127 and the f32 sum of the values) and dotted with the weight codes
-//   as integers (dp4a); the sums make the weights' offsets (Q4_0's -8, Q4_1's
-//   m, the K-quants' mins) exact. A relative error of about 1/254 of a block's
-//   largest value per activation. Applies where gemv_q8_applies; elsewhere kQ8
-//   runs kF32.
+//   as integers (dp4a): the dequantized weights times the quantized
+//   activations. A relative error of about 1/254 of a block's largest value
+//   per activation (~0.7% relative on random rows). Applies where
+//   gemv_q8_applies; elsewhere kQ8 runs kF32.
 // kProcessDefault: the process default (kQ8 unless the environment has
 //   HEARTH_CUDA_GEMV=f32, or set_default_gemv_activations changed it).
 enum class GemvActivations { kProcessDefault, kF32, kQ8 };
@@ -35,6 +35,9 @@ struct GemvOptions {
   // kQ8 only: resident thread blocks per multiprocessor to launch (each loops
   // over row groups); 0 = as many as fit. A tuning knob for the benchmark.
   int q8_blocks_per_sm = 0;
+  // kQ8 only: lanes sharing a row (8, 16 or 32); 0 = from the row length.
+  // Blocks per SM never change the result; lanes change the summation order.
+  int q8_lanes = 0;
 };
 
 // y[t][r] = sum_c W[r][c] x[t][c] (+ bias[r]) (+ residual[t][r]), t < n_tokens.
@@ -49,9 +52,10 @@ Status gemv(const GemvOptions& options, const DeviceMatrix& w, const float* x, i
             cudaStream_t stream, const GemvEpilogue& epilogue = {});
 
 // True where the 8-bit path runs: one token; Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
-// Q4_K or Q5_K; cols a multiple of 256 and at most 32768; row_stride and data
-// 16-byte aligned (the kernel reads 16-byte words). Q6_K and the float types
-// always take the f32 path.
+// Q4_K, Q5_K or Q6_K; cols a multiple of 256 and at most 28672; row_stride
+// and data 16-byte aligned (the kernel reads 16-byte words; for Q6_K's
+// 210-byte blocks that means cols a multiple of 2048). The float types always
+// take the f32 path.
 bool gemv_q8_applies(const DeviceMatrix& w, int n_tokens);
 
 // The process default for GemvActivations::kProcessDefault (never returns it).

@@ -12,12 +12,13 @@
 //
 // Activations. Each block first quantizes x (f32, from L2/L1) into shared
 // memory: per unit of 32 values d = amax / 127, codes q = rint(x 127 / amax),
-// and s = the f32 sum of the 32 values. A unit's contribution is then
+// and s = d sum(q). A unit's contribution is then
 //   d_w (d_x sum(q_w q_x)) + off_w s_x
 // with sum(q_w q_x) exact in int32 (dp4a) and off_w the weight value of
-// code 0 (Q4_0 -8 d, Q5_0 -16 d, Q4_1/Q5_1 m, K-quants -dmin m_j, Q8_0 0), so
-// the offsets multiply the exact activation sum. The first item's weight
-// loads are issued before the prologue, so their latency overlaps it.
+// code 0 (Q4_0 -8 d, Q5_0 -16 d, Q4_1/Q5_1 m, K-quants -dmin m_j, Q8_0 0):
+// exactly the dequantized weights dotted with the quantized activations (up
+// to f32 rounding). The first item's weight loads are issued before the
+// prologue, so their latency overlaps it.
 //
 // Shared layout: chunk c's codes at word 68 c (272 bytes: 256 + 16 of pad, so
 // 8 lanes reading 8 consecutive chunks hit 8 distinct 16-byte bank groups),
@@ -40,7 +41,7 @@ constexpr int kChunkElems = 256;
 constexpr int kXWordsPerChunk = 68;  // 256 code bytes + 16 bytes of pad, in words
 constexpr int kDsPerChunk = 9;       // 8 units' (d, s) + 1 of pad
 constexpr int kSmemPerChunk = 4 * kXWordsPerChunk + 8 * kDsPerChunk;
-constexpr int kMaxChunks = 128;  // 32768 columns: 44 KB of shared memory
+constexpr int kMaxChunks = 112;  // 28672 columns: <= 46 KB of shared memory (48 KB without opt-in)
 
 template <int NV>
 struct Chunk {
@@ -214,14 +215,23 @@ constexpr int chunk_bytes() {
   }
 }
 
+// Q8Type<T>: a thread's item (Item), its load from a row (load), its dot
+// with the chunk's activations (dot); kHalves: the dot needs the code sums
+// per 16 values (hs); kPrefetch: the next item is loaded before the current
+// one is used (twice the item's registers).
 template <GgmlType T>
 struct Q8Type {
   static constexpr bool kK = T == GgmlType::kQ4_K || T == GgmlType::kQ5_K;
   static constexpr int kChunkBytes = chunk_bytes<T>();
   static constexpr int kNV = kChunkBytes / 16;
+  static constexpr bool kHalves = false, kPrefetch = true;
   static_assert(kChunkBytes % 16 == 0, "a chunk is whole 16-byte words");
+  using Item = Chunk<kNV>;
 
-  static __device__ __forceinline__ float dot(const Chunk<kNV>& c, const uint32_t* xq, const float2* ds) {
+  static __device__ __forceinline__ Item load(const uint8_t* row, int c, int, bool) {
+    return load_chunk<kNV>(row + static_cast<size_t>(c) * kChunkBytes);
+  }
+  static __device__ __forceinline__ float dot(const Item& c, const uint32_t* xq, const float2* ds, const int2*) {
     if constexpr (kK) {
       return k_chunk_dot<T == GgmlType::kQ5_K>(c, xq, ds);
     } else {
@@ -230,26 +240,128 @@ struct Q8Type {
   }
 };
 
-// x (chunks * 256 f32) to codes and (d, s) in shared memory. 8 lanes per unit,
-// 4 values each; whole warps stay in the loop (units is a multiple of 8).
-__device__ __forceinline__ void quantize_x(const float* __restrict__ x, int chunks, uint32_t* xq, float2* ds) {
-  const int units = chunks * 8, m = static_cast<int>(threadIdx.x) % 8;
-  for (int u = static_cast<int>(threadIdx.x) / 8; u < units; u += kThreads / 8) {
-    const float4 v = __ldg(reinterpret_cast<const float4*>(x) + 8 * u + m);
-    float amax = fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));
-    float s = (v.x + v.y) + (v.z + v.w);
+// Q6_K: 210-byte super-blocks, so a chunk (one super-block) starts at byte
+// 210 c = 2 c (mod 16) of a 16-byte aligned row. The thread loads the 14
+// aligned words of 16 bytes around it (224 bytes) and shifts the window by
+// o = 2 c mod 16 bytes in registers (two word selects and a byte permute per
+// word). The window never leaves the row: gemv_q8_applies requires 16-byte
+// rows, i.e. super-blocks per row a multiple of 8, so the last one has o = 14
+// and its window ends with it.
+// Layout (Unit<kQ6_K>): unit j = 4 h + k, element l: low 4 bits nibble k / 2
+// of ql[64 h + 32 (k & 1) + l], high 2 bits 2k.. of qh[32 h + l], int8 scale
+// scales[8 h + 2 k + l / 16], y = d sc (q - 32): per 16 values
+// sc (sum(q q_x) - 32 sum(q_x)), the code sums coming from hs.
+struct Q6Item {
+  uint4 raw[14];
+  int o;  // the super-block's first byte in raw
+};
+
+template <>
+struct Q8Type<GgmlType::kQ6_K> {
+  static constexpr int kChunkBytes = 210;
+  static constexpr bool kHalves = true, kPrefetch = true;
+  using Item = Q6Item;
+
+  static __device__ __forceinline__ Item load(const uint8_t* row, int c, int, bool) {
+    Item it;
+    it.o = (2 * c) & 15;
+    const uint8_t* a = row + static_cast<size_t>(c) * kChunkBytes - it.o;
+    const uint4* p = reinterpret_cast<const uint4*>(a);
 #pragma unroll
-    for (int off = 1; off < 8; off *= 2) {
-      amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, off));
-      s += __shfl_xor_sync(0xffffffffu, s, off);
+    for (int i = 0; i < 13; ++i) it.raw[i] = __ldg(p + i);
+    it.raw[13] = __ldg(p + 13);
+    return it;
+  }
+
+  static __device__ __forceinline__ float dot(const Item& it, const uint32_t* xq, const float2* ds, const int2* hs) {
+    uint32_t u[56];
+#pragma unroll
+    for (int i = 0; i < 14; ++i) {
+      u[4 * i] = it.raw[i].x, u[4 * i + 1] = it.raw[i].y, u[4 * i + 2] = it.raw[i].z, u[4 * i + 3] = it.raw[i].w;
     }
-    const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
-    const uint32_t q0 = static_cast<uint32_t>(__float2int_rn(v.x * id)) & 0xffu;
-    const uint32_t q1 = static_cast<uint32_t>(__float2int_rn(v.y * id)) & 0xffu;
-    const uint32_t q2 = static_cast<uint32_t>(__float2int_rn(v.z * id)) & 0xffu;
-    const uint32_t q3 = static_cast<uint32_t>(__float2int_rn(v.w * id)) & 0xffu;
-    xq[(u / 8) * kXWordsPerChunk + (u % 8) * 8 + m] = q0 | (q1 << 8) | (q2 << 16) | (q3 << 24);
-    if (m == 0) ds[(u / 8) * kDsPerChunk + u % 8] = make_float2(amax / 127.0f, s);
+    const bool by8 = (it.o & 8) != 0, by4 = (it.o & 4) != 0;
+    const unsigned sel = (it.o & 2) != 0 ? 0x5432u : 0x3210u;
+#pragma unroll
+    for (int i = 0; i < 54; ++i) u[i] = by8 ? u[i + 2] : u[i];
+#pragma unroll
+    for (int i = 0; i < 53; ++i) u[i] = by4 ? u[i + 1] : u[i];
+#pragma unroll
+    for (int i = 0; i < 53; ++i) u[i] = __byte_perm(u[i], u[i + 1], sel);
+    // u[0..31] ql, u[32..47] qh, u[48..51] scales, u[52] & 0xffff d.
+    float a = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const int h = j / 4, k = j % 4;
+      const XUnit x = x_unit(xq, ds, j);
+      int sumi[2] = {0, 0};
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const uint32_t lo = (u[16 * h + 8 * (k & 1) + i] >> (4 * (k / 2))) & 0x0f0f0f0fu;
+        const uint32_t hi = (u[32 + 8 * h + i] >> (2 * k)) & 0x03030303u;
+        sumi[i / 4] = __dp4a(static_cast<int>(lo | (hi << 4)), x.w[i], sumi[i / 4]);
+      }
+      const int2 qs = hs[j];
+      const int sb = 8 * h + 2 * k;  // scale byte of the first 16 values
+      const int sc0 = static_cast<int8_t>(u[48 + sb / 4] >> (8 * (sb % 4)));
+      const int sc1 = static_cast<int8_t>(u[48 + sb / 4] >> (8 * (sb % 4 + 1)));
+      // exact in f32: |sc (sumi - 32 qs)| <= 128 * 16 * 127 * 32 per half, < 2^24 for the two
+      a = fmaf(x.ds.x, static_cast<float>(sc0 * (sumi[0] - 32 * qs.x) + sc1 * (sumi[1] - 32 * qs.y)), a);
+    }
+    return half_bits_to_float(static_cast<uint16_t>(u[52] & 0xffffu)) * a;
+  }
+};
+
+// One unit's 4 values of this lane (8 lanes per unit) to codes in xq and,
+// from lane m == 0, (d, d * sum of the unit's codes) in ds. The sum is of the
+// codes, not of x: the unit's term is then exactly the dot of the weights
+// with the quantized values, so a weight offset beta (Q4_0's -8 d) adds
+// beta * sum(x - xhat), a zero-mean error, instead of the coherent
+// (w - beta) * (x - xhat) that exact sums would leave (measured: 2-4% vs 0.7%
+// relative error on random rows).
+template <bool kHalves>
+__device__ __forceinline__ void quantize_unit(float4 v, int u, int m, uint32_t* xq, float2* ds, int2* hs) {
+  float amax = fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));
+#pragma unroll
+  for (int off = 1; off < 8; off *= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, off));
+  const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+  const int q0 = __float2int_rn(v.x * id), q1 = __float2int_rn(v.y * id);
+  const int q2 = __float2int_rn(v.z * id), q3 = __float2int_rn(v.w * id);
+  int qsum = (q0 + q1) + (q2 + q3);
+  qsum += __shfl_xor_sync(0xffffffffu, qsum, 1);
+  qsum += __shfl_xor_sync(0xffffffffu, qsum, 2);
+  const int half = qsum;  // lanes 0-3: values 0..15, lanes 4-7: 16..31
+  qsum += __shfl_xor_sync(0xffffffffu, qsum, 4);
+  xq[(u / 8) * kXWordsPerChunk + (u % 8) * 8 + m] =
+      (static_cast<uint32_t>(q0) & 0xffu) | ((static_cast<uint32_t>(q1) & 0xffu) << 8) |
+      ((static_cast<uint32_t>(q2) & 0xffu) << 16) | (static_cast<uint32_t>(q3) << 24);
+  if (m == 0) {
+    const float d = amax / 127.0f;
+    ds[(u / 8) * kDsPerChunk + u % 8] = make_float2(d, d * static_cast<float>(qsum));
+    if constexpr (kHalves) hs[(u / 8) * kDsPerChunk + u % 8] = make_int2(half, qsum - half);
+  }
+}
+
+// x (chunks * 256 f32) to codes and (d, s) in shared memory. Thread t takes
+// units t / 8 + 32 p (4 values each); the loads of up to 8 units are issued
+// before any is used (one L2 round trip per 8 units, not per unit). Whole
+// warps stay in each step (units is a multiple of 8, a warp spans 4 units).
+template <bool kHalves>
+__device__ __forceinline__ void quantize_x(const float* __restrict__ x, int chunks, uint32_t* xq, float2* ds,
+                                           int2* hs) {
+  constexpr int kStride = kThreads / 8, kBatch = 8;
+  const int units = chunks * 8, m = static_cast<int>(threadIdx.x) % 8;
+  const float4* xv = reinterpret_cast<const float4*>(x);
+  for (int u0 = static_cast<int>(threadIdx.x) / 8; u0 < units; u0 += kBatch * kStride) {
+    float4 v[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int u = u0 + b * kStride;
+      v[b] = u < units ? __ldg(xv + 8 * u + m) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      if (u0 + b * kStride < units) quantize_unit<kHalves>(v[b], u0 + b * kStride, m, xq, ds, hs);
+    }
   }
 }
 
@@ -258,30 +370,37 @@ __global__ void __launch_bounds__(kThreads)
     gemv_q8_kernel(const uint8_t* __restrict__ w, size_t stride, int64_t rows, int chunks, const float* __restrict__ x,
                    const float* __restrict__ bias, const float* residual, float* y) {
   using Tr = Q8Type<T>;
-  constexpr int kNV = Tr::kNV, kRowsPerGroup = kThreads / L;
+  using Item = typename Tr::Item;
+  constexpr int kRowsPerGroup = kThreads / L;
   extern __shared__ uint4 smem[];
   uint32_t* xq = reinterpret_cast<uint32_t*>(smem);
   float2* ds = reinterpret_cast<float2*>(xq + chunks * kXWordsPerChunk);
+  int2* hs = reinterpret_cast<int2*>(ds + chunks * kDsPerChunk);  // Tr::kHalves only
   const int j = static_cast<int>(threadIdx.x) % L, sub = static_cast<int>(threadIdx.x) / L;
   const int64_t groups = (rows + kRowsPerGroup - 1) / kRowsPerGroup;
   // Item (group g, chunk c) of this thread's row; clamped into the matrix (a
   // clamped item is loaded, never used).
   const auto item = [&](int64_t g, int c) {
     const int64_t row = min(g * kRowsPerGroup + sub, rows - 1);
-    return w + static_cast<size_t>(row) * stride + static_cast<size_t>(min(c, chunks - 1)) * Tr::kChunkBytes;
+    return Tr::load(w + static_cast<size_t>(row) * stride, min(c, chunks - 1), chunks, row == rows - 1);
   };
   int64_t g = blockIdx.x;
-  Chunk<kNV> cur = load_chunk<kNV>(item(g, j));
-  quantize_x(x, chunks, xq, ds);
+  Item cur = item(g, j);
+  quantize_x<Tr::kHalves>(x, chunks, xq, ds, hs);
   __syncthreads();
   for (; g < groups; g += gridDim.x) {
     float acc = 0.0f;
     for (int c = j; c < chunks; c += L) {
-      const bool last = c + L >= chunks;
-      const int64_t ng = last ? (g + gridDim.x < groups ? g + gridDim.x : g) : g;
-      const Chunk<kNV> nxt = load_chunk<kNV>(item(ng, last ? j : c + L));
-      acc += Tr::dot(cur, xq + c * kXWordsPerChunk, ds + c * kDsPerChunk);
-      cur = nxt;
+      if constexpr (Tr::kPrefetch) {
+        const bool last = c + L >= chunks;
+        const int64_t ng = last ? (g + gridDim.x < groups ? g + gridDim.x : g) : g;
+        const Item nxt = item(ng, last ? j : c + L);
+        acc += Tr::dot(cur, xq + c * kXWordsPerChunk, ds + c * kDsPerChunk, hs + c * kDsPerChunk);
+        cur = nxt;
+      } else {
+        if (c != j || g != blockIdx.x) cur = item(g, c);
+        acc += Tr::dot(cur, xq + c * kXWordsPerChunk, ds + c * kDsPerChunk, hs + c * kDsPerChunk);
+      }
     }
 #pragma unroll
     for (int off = L / 2; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
@@ -299,7 +418,7 @@ Status launch_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t s
                  int blocks_per_sm) {
   const auto kernel = gemv_q8_kernel<T, L>;
   const int chunks = static_cast<int>(w.cols / kChunkElems);
-  const size_t smem = static_cast<size_t>(chunks) * kSmemPerChunk;
+  const size_t smem = static_cast<size_t>(chunks) * (kSmemPerChunk + (Q8Type<T>::kHalves ? 8 * kDsPerChunk : 0));
   // Resident blocks per multiprocessor for this shared size, cached (a stale
   // pair from a racing thread only changes the grid size, never the result).
   static std::atomic<long long> cache{-1};
@@ -321,20 +440,24 @@ Status launch_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t s
   }
   const int per_sm = std::max(1, blocks_per_sm > 0 ? std::min(blocks_per_sm, fit) : fit);
   const int64_t groups = (w.rows + kThreads / L - 1) / (kThreads / L);
-  const auto grid = static_cast<unsigned>(std::min<int64_t>(groups, static_cast<int64_t>(per_sm) * sms));
+  // As few blocks as give every block the same number of groups as the
+  // fullest one would have anyway: fewer activation prologues, same finish.
+  const int64_t per_block = (groups + static_cast<int64_t>(per_sm) * sms - 1) / (static_cast<int64_t>(per_sm) * sms);
+  const auto grid = static_cast<unsigned>((groups + per_block - 1) / per_block);
   kernel<<<grid, kThreads, smem, stream>>>(static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, chunks, x,
                                            ep.bias, ep.residual, y);
   return check_launch("gemv_q8_kernel");
 }
 
-// L: the chunks per row rounded up to a power of two, 8..32.
+// L: `lanes` if given, else the chunks per row rounded up to a power of two, 8..32.
 template <GgmlType T>
 Status launch_q8_lanes(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& ep,
-                       int blocks_per_sm) {
+                       const GemvOptions& opt) {
   const int64_t chunks = w.cols / kChunkElems;
-  if (chunks > 16) return launch_q8<T, 32>(w, x, y, stream, ep, blocks_per_sm);
-  if (chunks > 8) return launch_q8<T, 16>(w, x, y, stream, ep, blocks_per_sm);
-  return launch_q8<T, 8>(w, x, y, stream, ep, blocks_per_sm);
+  const int lanes = opt.q8_lanes > 0 ? opt.q8_lanes : chunks > 16 ? 32 : chunks > 8 ? 16 : 8;
+  if (lanes >= 32) return launch_q8<T, 32>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
+  if (lanes >= 16) return launch_q8<T, 16>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
+  return launch_q8<T, 8>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
 }
 
 }  // namespace
@@ -348,6 +471,7 @@ bool gemv_q8_applies(const DeviceMatrix& w, int n_tokens) {
     case GgmlType::kQ8_0:
     case GgmlType::kQ4_K:
     case GgmlType::kQ5_K:
+    case GgmlType::kQ6_K:
       break;
     default:
       return false;
@@ -357,23 +481,25 @@ bool gemv_q8_applies(const DeviceMatrix& w, int n_tokens) {
 }
 
 Status gemv_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& epilogue,
-               int blocks_per_sm) {
+               const GemvOptions& options) {
   HEARTH_CUDA_REQUIRE(gemv_q8_applies(w, 1));
   switch (w.type) {
     case GgmlType::kQ4_0:
-      return launch_q8_lanes<GgmlType::kQ4_0>(w, x, y, stream, epilogue, blocks_per_sm);
+      return launch_q8_lanes<GgmlType::kQ4_0>(w, x, y, stream, epilogue, options);
     case GgmlType::kQ4_1:
-      return launch_q8_lanes<GgmlType::kQ4_1>(w, x, y, stream, epilogue, blocks_per_sm);
+      return launch_q8_lanes<GgmlType::kQ4_1>(w, x, y, stream, epilogue, options);
     case GgmlType::kQ5_0:
-      return launch_q8_lanes<GgmlType::kQ5_0>(w, x, y, stream, epilogue, blocks_per_sm);
+      return launch_q8_lanes<GgmlType::kQ5_0>(w, x, y, stream, epilogue, options);
     case GgmlType::kQ5_1:
-      return launch_q8_lanes<GgmlType::kQ5_1>(w, x, y, stream, epilogue, blocks_per_sm);
+      return launch_q8_lanes<GgmlType::kQ5_1>(w, x, y, stream, epilogue, options);
     case GgmlType::kQ8_0:
-      return launch_q8_lanes<GgmlType::kQ8_0>(w, x, y, stream, epilogue, blocks_per_sm);
+      return launch_q8_lanes<GgmlType::kQ8_0>(w, x, y, stream, epilogue, options);
     case GgmlType::kQ4_K:
-      return launch_q8_lanes<GgmlType::kQ4_K>(w, x, y, stream, epilogue, blocks_per_sm);
+      return launch_q8_lanes<GgmlType::kQ4_K>(w, x, y, stream, epilogue, options);
+    case GgmlType::kQ6_K:
+      return launch_q8_lanes<GgmlType::kQ6_K>(w, x, y, stream, epilogue, options);
     default:
-      return launch_q8_lanes<GgmlType::kQ5_K>(w, x, y, stream, epilogue, blocks_per_sm);
+      return launch_q8_lanes<GgmlType::kQ5_K>(w, x, y, stream, epilogue, options);
   }
 }
 

@@ -9,8 +9,8 @@
 namespace hearth::kernels::cuda {
 
 // y = W x for one token, x quantized in the kernel. Requires
-// gemv_q8_applies(w, 1) and a validated matrix; blocks_per_sm as GemvOptions.
+// gemv_q8_applies(w, 1) and a validated matrix; options' q8 tuning fields.
 Status gemv_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& epilogue,
-               int blocks_per_sm);
+               const GemvOptions& options);
 
 }  // namespace hearth::kernels::cuda

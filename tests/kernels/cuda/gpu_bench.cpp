@@ -63,8 +63,8 @@ void measure_copy() {
 
 // Weight bytes from a fixed generator (never zeros: see METHOD.md); copies
 // enough that the rotation over them (>= 256 MiB) never runs from the 50 MB L2.
-bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::GemvActivations act,
-                int blocks_per_sm = 0) {
+bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::GemvActivations act, int blocks_per_sm = 0,
+                int lanes = 0) {
   const size_t stride = hearth::kernels::row_bytes(type, cols), bytes = stride * rows;
   const int copies = static_cast<int>(std::max<size_t>(1, (size_t{256} << 20) / bytes + 1));
   std::vector<uint8_t> host(bytes);
@@ -87,6 +87,7 @@ bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::Gem
   hc::GemvOptions opt;
   opt.activations = act;
   opt.q8_blocks_per_sm = blocks_per_sm;
+  opt.q8_lanes = lanes;
   hc::Status st{};
   const double ms = time_ms(
       [&](int i) {
@@ -97,10 +98,10 @@ bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::Gem
   const hc::DeviceMatrix m0{type, w[0], rows, cols, stride};
   const bool q8 = act == hc::GemvActivations::kQ8 && hc::gemv_q8_applies(m0, n_tokens);
   const double gbs = static_cast<double>(bytes) / (ms * 1e6);
-  char bps[16] = "";
-  if (blocks_per_sm > 0) std::snprintf(bps, sizeof bps, " bps %d", blocks_per_sm);
+  char bps[32] = "";
+  if (blocks_per_sm > 0 || lanes > 0) std::snprintf(bps, sizeof bps, " bps%d L%d", blocks_per_sm, lanes);
   std::printf(
-      "gemv %-5s %6lld x %-6lld tokens %d %-3s%-6s %8.1f us  %7.1f GB/s  %5.1f%% of copy  %5.1f%% of 4.8 TB/s%s\n",
+      "gemv %-5s %6lld x %-6lld tokens %d %-3s%-9s %8.1f us  %7.1f GB/s  %5.1f%% of copy  %5.1f%% of 4.8 TB/s%s\n",
       hearth::kernels::type_traits(type)->name, static_cast<long long>(rows), static_cast<long long>(cols), n_tokens,
       q8 ? "q8" : "f32", bps, ms * 1e3, gbs, g_copy_gbs > 0 ? 100.0 * gbs / g_copy_gbs : 0.0, 100.0 * gbs / kPeakGBs,
       st.ok() ? "" : "  (launch failed)");
@@ -172,7 +173,7 @@ int main() {
   measure_copy();
   using A = hc::GemvActivations;
   const int64_t shapes[][2] = {{4096, 4096}, {1024, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096}};
-  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ8_0}) {
+  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kQ8_0}) {
     for (const auto& s : shapes) {
       ok = bench_gemv(type, s[0], s[1], 1, A::kF32) && ok;
       ok = bench_gemv(type, s[0], s[1], 1, A::kQ8) && ok;
@@ -182,14 +183,16 @@ int main() {
     ok = bench_gemv(type, 14336, 4096, 1, A::kF32) && ok;
     ok = bench_gemv(type, 14336, 4096, 1, A::kQ8) && ok;
   }
-  for (GgmlType type : {GgmlType::kQ6_K, GgmlType::kF16}) {
-    for (const auto& s : shapes) ok = bench_gemv(type, s[0], s[1], 1, A::kF32) && ok;
-  }
+  for (const auto& s : shapes) ok = bench_gemv(GgmlType::kF16, s[0], s[1], 1, A::kF32) && ok;
   // Resident blocks per multiprocessor for the q8 kernel (0 above: as many as fit).
+  // Lanes per row likewise (0: from the row length).
   for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K}) {
-    for (int bps : {1, 2, 3, 4}) {
-      ok = bench_gemv(type, 14336, 4096, 1, A::kQ8, bps) && ok;
-      ok = bench_gemv(type, 4096, 14336, 1, A::kQ8, bps) && ok;
+    for (int bps : {1, 2}) {
+      for (int lanes : {8, 16, 32}) {
+        ok = bench_gemv(type, 4096, 4096, 1, A::kQ8, bps, lanes) && ok;
+        ok = bench_gemv(type, 14336, 4096, 1, A::kQ8, bps, lanes) && ok;
+        ok = bench_gemv(type, 4096, 14336, 1, A::kQ8, bps, lanes) && ok;
+      }
     }
   }
   for (int t : {2, 4, 8}) ok = bench_gemv(GgmlType::kQ4_K, 14336, 4096, t, A::kF32) && ok;
