@@ -7,6 +7,7 @@
 #   kbench  kernels_cuda_bench (GEMV GB/s, f32 vs 8-bit activations)
 #   e2e     8B-shape synthetic Q4_0 and Q4_K_M: decode tok/s with
 #           HEARTH_CUDA_GEMV=f32 (the precise path) and the default (8-bit)
+#   prof    ncu: GPU time per kernel over two 8B Q4_0 decode steps
 #   sanit   compute-sanitizer memcheck on the GEMV tests
 # Logs go to $OUT (or /tmp/hearth-out); a summary is printed last.
 set -uo pipefail
@@ -60,6 +61,18 @@ phase_e2e() {
     decode $d/$q.gguf "8B $q f32-act" HEARTH_CUDA_GEMV=f32
     decode $d/$q.gguf "8B $q q8-act " HEARTH_CUDA_GEMV=q8
   done
+}
+
+# ncu of two decode steps of the 8B Q4_0 file: GPU time per kernel (MODE: the
+# HEARTH_CUDA_GEMV value).
+phase_prof() {
+  local f=/tmp/hearth-synth/Q4_0.gguf
+  mkdir -p /tmp/hearth-synth
+  [ -f $f ] || "$B/cli/hearth-cli" synth --shape llama-8b --quant Q4_0 -o $f >>"$OUT/e2e.err" 2>&1
+  HEARTH_CUDA_GEMV=${MODE:-q8} ncu --clock-control none --metrics gpu__time_duration.sum --launch-skip 3000 \
+    --launch-count 1000 --csv --log-file "$OUT/ncu.csv" "$B/cli/hearth-cli" generate $f --device cuda \
+    --prompt "hello world" --temp 0 -n 16 >/dev/null 2>>"$OUT/e2e.err"
+  python3 bench/gpu/kernel_profile.py "$OUT/ncu.csv" | head -30 | tee -a "$SUMMARY"
 }
 
 phase_sanit() {
