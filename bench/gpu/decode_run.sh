@@ -8,6 +8,7 @@
 #   e2e     8B-shape synthetic Q4_0 and Q4_K_M: decode tok/s with
 #           HEARTH_CUDA_GEMV=f32 (the precise path) and the default (8-bit)
 #   prof    ncu: GPU time per kernel over two 8B Q4_0 decode steps
+#   ncu     ncu --set full of the q8 GEMV at two shapes
 #   sanit   compute-sanitizer memcheck on the GEMV tests
 # Logs go to $OUT (or /tmp/hearth-out); a summary is printed last.
 set -uo pipefail
@@ -25,9 +26,9 @@ stamp() { date +%s.%N; }
 
 phase_build() {
   local t0; t0=$(stamp)
-  cmake --preset gpu >"$OUT/configure.log" 2>&1 || { note "configure FAILED"; tail -30 "$OUT/configure.log"; return 1; }
+  cmake --preset gpu >"$OUT/build.log" 2>&1 || { note "configure FAILED"; tail -30 "$OUT/build.log"; return 1; }
   cmake --build "$B" -j16 --target kernels_cuda_test kernels_cuda_bench hearth-cli models_llama_cuda_test \
-    >"$OUT/build.log" 2>&1 || { note "build FAILED"; grep -E "error|Error" "$OUT/build.log" | head -40; return 1; }
+    >>"$OUT/build.log" 2>&1 || { note "build FAILED"; grep -E "error|Error" "$OUT/build.log" | head -40; return 1; }
   note "build ok in $(awk "BEGIN{print $(stamp) - $t0}") s"
 }
 
@@ -75,10 +76,24 @@ phase_prof() {
   python3 bench/gpu/kernel_profile.py "$OUT/ncu.csv" | head -30 | tee -a "$SUMMARY"
 }
 
+# ncu's full report of the q8 GEMV at two shapes (the 11th q8 launch: past warm-up).
+phase_ncu() {
+  for shape in "Q4_0 4096 4096" "Q4_0 4096 14336"; do
+    ncu --clock-control none --set full --kernel-name regex:gemv_q8 --launch-skip 10 --launch-count 1 \
+      "$B/tests/kernels/cuda/kernels_cuda_bench" $shape >"$OUT/ncu.tmp" 2>&1
+    cat "$OUT/ncu.tmp" >>"$OUT/ncu_full.txt"
+    grep -E "Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Compute \(SM\) Throughput|Issue Slots Busy|uncoalesced|Warp Cycles Per Issued|Theoretical Occupancy" \
+      "$OUT/ncu.tmp" | head -24 | sed "s/^/[$shape] /" | tee -a "$SUMMARY"
+  done
+  rm -f "$OUT/ncu.tmp"
+}
+
 phase_sanit() {
   compute-sanitizer --tool memcheck --report-api-errors no "$B/tests/kernels/cuda/kernels_cuda_test" \
-    --gtest_filter='CudaGemv*' >"$OUT/sanit.log" 2>&1
-  note "sanitizer: $(grep -E 'ERROR SUMMARY' "$OUT/sanit.log" | tail -1)"
+    --gtest_filter='CudaGemv*:CudaRmsnorm*' >"$OUT/sanit.tmp" 2>&1
+  note "sanitizer: $(grep -E 'ERROR SUMMARY' "$OUT/sanit.tmp" | tail -1)"
+  cat "$OUT/sanit.tmp" >>"$OUT/q8.log"
+  rm -f "$OUT/sanit.tmp"
 }
 
 for p in "${@:-build test kbench e2e}"; do

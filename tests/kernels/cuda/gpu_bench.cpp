@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu/ggml_type.h"
@@ -201,15 +203,27 @@ bool bench_attention(hc::KvCacheDtype dtype, int n_seqs, int ctx) {
 
 }  // namespace
 
-int main() {
+// `kernels_cuda_bench TYPE ROWS COLS`: that one GEMV shape only, f32 then q8
+// activations (for a profiler run); no arguments: the whole table.
+int main(int argc, char** argv) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
     std::printf("no CUDA device: benchmark skipped\n");
     return 0;
   }
   bool ok = true;
-  measure_copy();
   using A = hc::GemvActivations;
+  if (argc == 4) {
+    for (const GgmlType t : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kQ8_0}) {
+      if (std::string(argv[1]) != hearth::kernels::type_traits(t)->name) continue;
+      const int64_t rows = std::atoll(argv[2]), cols = std::atoll(argv[3]);
+      ok = bench_gemv(t, rows, cols, 1, A::kF32) && bench_gemv(t, rows, cols, 1, A::kQ8);
+      return ok ? 0 : 1;
+    }
+    std::printf("unknown type %s\n", argv[1]);
+    return 1;
+  }
+  measure_copy();
   const int64_t shapes[][2] = {{4096, 4096}, {1024, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096}};
   for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kQ8_0}) {
     for (const auto& s : shapes) {
