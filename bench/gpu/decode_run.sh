@@ -57,10 +57,11 @@ phase_e2e() {
   mkdir -p $d
   for q in Q4_0 Q4_K_M; do
     [ -f $d/$q.gguf ] || "$B/cli/hearth-cli" synth --shape llama-8b --quant $q -o $d/$q.gguf >>"$OUT/e2e.err" 2>&1
-    decode $d/$q.gguf "8B $q f32-act" HEARTH_CUDA_GEMV=f32
-    decode $d/$q.gguf "8B $q q8-act " HEARTH_CUDA_GEMV=q8
-    decode $d/$q.gguf "8B $q f32-act" HEARTH_CUDA_GEMV=f32
-    decode $d/$q.gguf "8B $q q8-act " HEARTH_CUDA_GEMV=q8
+    for rep in 1 2; do
+      decode $d/$q.gguf "8B $q f32-act      " HEARTH_CUDA_GEMV=f32
+      decode $d/$q.gguf "8B $q q8-act       " HEARTH_CUDA_GEMV=q8
+      [ -n "${AB:-}" ] && decode $d/$q.gguf "8B $q q8-act $AB" HEARTH_CUDA_GEMV=q8 $AB
+    done
   done
 }
 

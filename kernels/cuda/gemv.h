@@ -38,6 +38,10 @@ struct GemvOptions {
   // kQ8 only: lanes sharing a row (8, 16 or 32); 0 = from the row length.
   // Blocks per SM never change the result; lanes change the summation order.
   int q8_lanes = 0;
+  // kQ8 only: 1 loads a thread's next item before computing the current one
+  // (more bytes in flight, twice the registers), 0 does not (more resident
+  // blocks); -1 = the default. Never changes the result.
+  int q8_prefetch = -1;
 };
 
 // y[t][r] = sum_c W[r][c] x[t][c] (+ bias[r]) (+ residual[t][r]), t < n_tokens.

@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdlib>
 
 #include "kernels/cuda/dequant_unit.cuh"
 #include "kernels/cuda/gemv_q8.h"
@@ -41,6 +42,7 @@ constexpr int kChunkElems = 256;
 constexpr int kXWordsPerChunk = 68;  // 256 code bytes + 16 bytes of pad, in words
 constexpr int kDsPerChunk = 9;       // 8 units' (d, s) + 1 of pad
 constexpr int kSmemPerChunk = 4 * kXWordsPerChunk + 8 * kDsPerChunk;
+constexpr bool kPrefetchDefault = true;
 constexpr int kMaxChunks = 112;  // 28672 columns: <= 46 KB of shared memory (48 KB without opt-in)
 
 template <int NV>
@@ -217,14 +219,15 @@ constexpr int chunk_bytes() {
 
 // Q8Type<T>: a thread's item (Item), its load from a row (load), its dot
 // with the chunk's activations (dot); kHalves: the dot needs the code sums
-// per 16 values (hs); kPrefetch: the next item is loaded before the current
-// one is used (twice the item's registers).
+// per 16 values (hs); kItemRegs: the item's registers (the kernel's
+// occupancy target without prefetch depends on it).
 template <GgmlType T>
 struct Q8Type {
   static constexpr bool kK = T == GgmlType::kQ4_K || T == GgmlType::kQ5_K;
   static constexpr int kChunkBytes = chunk_bytes<T>();
   static constexpr int kNV = kChunkBytes / 16;
-  static constexpr bool kHalves = false, kPrefetch = true;
+  static constexpr bool kHalves = false;
+  static constexpr int kItemRegs = 4 * kNV;
   static_assert(kChunkBytes % 16 == 0, "a chunk is whole 16-byte words");
   using Item = Chunk<kNV>;
 
@@ -259,7 +262,8 @@ struct Q6Item {
 template <>
 struct Q8Type<GgmlType::kQ6_K> {
   static constexpr int kChunkBytes = 210;
-  static constexpr bool kHalves = true, kPrefetch = true;
+  static constexpr bool kHalves = true;
+  static constexpr int kItemRegs = 57;
   using Item = Q6Item;
 
   static __device__ __forceinline__ Item load(const uint8_t* row, int c, int, bool) {
@@ -365,8 +369,17 @@ __device__ __forceinline__ void quantize_x(const float* __restrict__ x, int chun
   }
 }
 
-template <GgmlType T, int L>
-__global__ void __launch_bounds__(kThreads)
+// Resident blocks the kernel is compiled for: kPf (the next item loaded
+// before the current one is used: twice the item's registers) leaves that to
+// the compiler (0: no bound); without it, 3 blocks (85 registers) where the
+// item is small.
+template <GgmlType T, bool kPf>
+constexpr int min_blocks() {
+  return kPf ? 0 : Q8Type<T>::kItemRegs <= 40 ? 3 : 2;
+}
+
+template <GgmlType T, int L, bool kPf>
+__global__ void __launch_bounds__(kThreads, min_blocks<T, kPf>())
     gemv_q8_kernel(const uint8_t* __restrict__ w, size_t stride, int64_t rows, int chunks, const float* __restrict__ x,
                    const float* __restrict__ bias, const float* residual, float* y) {
   using Tr = Q8Type<T>;
@@ -391,7 +404,7 @@ __global__ void __launch_bounds__(kThreads)
   for (; g < groups; g += gridDim.x) {
     float acc = 0.0f;
     for (int c = j; c < chunks; c += L) {
-      if constexpr (Tr::kPrefetch) {
+      if constexpr (kPf) {
         const bool last = c + L >= chunks;
         const int64_t ng = last ? (g + gridDim.x < groups ? g + gridDim.x : g) : g;
         const Item nxt = item(ng, last ? j : c + L);
@@ -413,10 +426,10 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-template <GgmlType T, int L>
+template <GgmlType T, int L, bool kPf>
 Status launch_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& ep,
                  int blocks_per_sm) {
-  const auto kernel = gemv_q8_kernel<T, L>;
+  const auto kernel = gemv_q8_kernel<T, L, kPf>;
   const int chunks = static_cast<int>(w.cols / kChunkElems);
   const size_t smem = static_cast<size_t>(chunks) * (kSmemPerChunk + (Q8Type<T>::kHalves ? 8 * kDsPerChunk : 0));
   // Resident blocks per multiprocessor for this shared size, cached (a stale
@@ -449,15 +462,31 @@ Status launch_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t s
   return check_launch("gemv_q8_kernel");
 }
 
+// Prefetch: the option, else HEARTH_CUDA_GEMV_PREFETCH (0 / 1, a tuning
+// knob for A/B runs), else the default.
+bool prefetch_on(const GemvOptions& opt) {
+  if (opt.q8_prefetch >= 0) return opt.q8_prefetch != 0;
+  static const int env = [] {
+    const char* v = std::getenv("HEARTH_CUDA_GEMV_PREFETCH");
+    return v == nullptr ? -1 : std::atoi(v);
+  }();
+  return env >= 0 ? env != 0 : kPrefetchDefault;
+}
+
 // L: `lanes` if given, else the chunks per row rounded up to a power of two, 8..32.
 template <GgmlType T>
 Status launch_q8_lanes(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& ep,
                        const GemvOptions& opt) {
   const int64_t chunks = w.cols / kChunkElems;
   const int lanes = opt.q8_lanes > 0 ? opt.q8_lanes : chunks > 16 ? 32 : chunks > 8 ? 16 : 8;
-  if (lanes >= 32) return launch_q8<T, 32>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
-  if (lanes >= 16) return launch_q8<T, 16>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
-  return launch_q8<T, 8>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
+  if (prefetch_on(opt)) {
+    if (lanes >= 32) return launch_q8<T, 32, true>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
+    if (lanes >= 16) return launch_q8<T, 16, true>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
+    return launch_q8<T, 8, true>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
+  }
+  if (lanes >= 32) return launch_q8<T, 32, false>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
+  if (lanes >= 16) return launch_q8<T, 16, false>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
+  return launch_q8<T, 8, false>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <utility>
 
 #include "cuda_test_util.h"
 #include "kernels/cuda/gemv.h"
@@ -66,7 +67,7 @@ Reference reference(const HostMatrix& m, const std::vector<float>& x) {
 
 // Runs the kQ8 path and returns y (poisoned before; bias/residual optional).
 std::vector<float> run_q8(const HostMatrix& m, const std::vector<float>& x, const std::vector<float>* bias,
-                          const std::vector<float>* resid, int blocks_per_sm, int lanes = 0) {
+                          const std::vector<float>* resid, int blocks_per_sm, int lanes = 0, int prefetch = -1) {
   DeviceBuffer<uint8_t> dw(m.bytes);
   DeviceBuffer<float> dx(x), dy(static_cast<size_t>(m.rows));
   DeviceBuffer<float> dbias(bias != nullptr ? *bias : std::vector<float>(1));
@@ -82,6 +83,7 @@ std::vector<float> run_q8(const HostMatrix& m, const std::vector<float>& x, cons
   opt.activations = GemvActivations::kQ8;
   opt.q8_blocks_per_sm = blocks_per_sm;
   opt.q8_lanes = lanes;
+  opt.q8_prefetch = prefetch;
   const Status st = gemv(opt, dm, dx.get(), 1, dy.get(), nullptr, ep);
   EXPECT_TRUE(st.ok()) << describe(st);
   return dy.download();
@@ -139,14 +141,20 @@ TEST(CudaGemvQ8, LlamaShapes) {
   }
 }
 
-// The grid size (blocks per multiprocessor) never changes a row's arithmetic.
-TEST(CudaGemvQ8, ResultIndependentOfGrid) {
+// Neither the grid size (blocks per multiprocessor) nor prefetching changes a
+// row's arithmetic: bit-identical outputs.
+TEST(CudaGemvQ8, ResultIndependentOfGridAndPrefetch) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   std::mt19937 rng(6);
-  const HostMatrix m = make_matrix(rng, GgmlType::kQ4_0, 3000, 4096);
-  const std::vector<float> x = random_floats(rng, 4096);
-  const std::vector<float> a = run_q8(m, x, nullptr, nullptr, 0), b = run_q8(m, x, nullptr, nullptr, 1);
-  for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << "row " << i;
+  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ6_K}) {
+    const HostMatrix m = make_matrix(rng, type, 3000, 6144);
+    const std::vector<float> x = random_floats(rng, 6144);
+    const std::vector<float> a = run_q8(m, x, nullptr, nullptr, 0, 0, 1);
+    for (const auto& [bps, pf] : {std::pair{1, 1}, std::pair{0, 0}, std::pair{1, 0}}) {
+      const std::vector<float> b = run_q8(m, x, nullptr, nullptr, bps, 0, pf);
+      for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << "row " << i << " bps " << bps << " pf " << pf;
+    }
+  }
 }
 
 TEST(CudaGemvQ8, WhereItApplies) {

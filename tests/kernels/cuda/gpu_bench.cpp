@@ -97,7 +97,7 @@ void measure_copy() {
 // Weight bytes from a fixed generator (never zeros: see METHOD.md); copies
 // enough that the rotation over them (>= 256 MiB) never runs from the 50 MB L2.
 bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::GemvActivations act, int blocks_per_sm = 0,
-                int lanes = 0) {
+                int lanes = 0, int prefetch = -1) {
   const size_t stride = hearth::kernels::row_bytes(type, cols), bytes = stride * rows;
   const int copies = static_cast<int>(std::max<size_t>(1, (size_t{256} << 20) / bytes + 1));
   std::vector<uint8_t> host(bytes);
@@ -121,6 +121,7 @@ bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::Gem
   opt.activations = act;
   opt.q8_blocks_per_sm = blocks_per_sm;
   opt.q8_lanes = lanes;
+  opt.q8_prefetch = prefetch;
   hc::Status st{};
   cudaStream_t s = nullptr;
   cudaStreamCreate(&s);
@@ -136,7 +137,9 @@ bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::Gem
   const bool q8 = act == hc::GemvActivations::kQ8 && hc::gemv_q8_applies(m0, n_tokens);
   const double gbs = static_cast<double>(bytes) / (ms * 1e6);
   char bps[32] = "";
-  if (blocks_per_sm > 0 || lanes > 0) std::snprintf(bps, sizeof bps, " bps%d L%d", blocks_per_sm, lanes);
+  if (blocks_per_sm > 0 || lanes > 0 || prefetch >= 0) {
+    std::snprintf(bps, sizeof bps, " b%d L%d p%d", blocks_per_sm, lanes, prefetch);
+  }
   const double graph_gbs = graph_ms > 0 ? static_cast<double>(bytes) / (graph_ms * 1e6) : 0.0;
   const double copy = g_copy_gbs > 0 ? 100.0 / g_copy_gbs : 0.0;
   std::printf(
@@ -236,17 +239,14 @@ int main(int argc, char** argv) {
     ok = bench_gemv(type, 14336, 4096, 1, A::kQ8) && ok;
   }
   for (const auto& s : shapes) ok = bench_gemv(GgmlType::kF16, s[0], s[1], 1, A::kF32) && ok;
-  // Resident blocks per multiprocessor for the q8 kernel (0 above: as many as fit).
-  // Lanes per row likewise (0: from the row length).
-  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K}) {
-    for (int bps : {1, 2}) {
-      for (int lanes : {8, 16, 32}) {
-        ok = bench_gemv(type, 4096, 4096, 1, A::kQ8, bps, lanes) && ok;
-        ok = bench_gemv(type, 14336, 4096, 1, A::kQ8, bps, lanes) && ok;
-        ok = bench_gemv(type, 4096, 14336, 1, A::kQ8, bps, lanes) && ok;
-      }
+  // Prefetch off / on (-1 above: the default), and 1 vs as many resident
+  // blocks as fit; lanes from the row length.
+  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kQ8_0}) {
+    for (const auto& s : shapes) {
+      for (int pf : {0, 1}) ok = bench_gemv(type, s[0], s[1], 1, A::kQ8, 0, 0, pf) && ok;
     }
   }
+  for (int pf : {0, 1}) ok = bench_gemv(GgmlType::kQ4_0, 14336, 4096, 1, A::kQ8, 1, 0, pf) && ok;
   for (int t : {2, 4, 8}) ok = bench_gemv(GgmlType::kQ4_K, 14336, 4096, t, A::kF32) && ok;
   for (int seqs : {1, 8}) {
     ok = bench_attention(hc::KvCacheDtype::kF16, seqs, 4096) && ok;
