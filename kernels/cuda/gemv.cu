@@ -507,12 +507,32 @@ Status gemv(const GemvOptions& options, const DeviceMatrix& w, const float* x, i
   const GemvActivations act =
       options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
   if (act == GemvActivations::kQ8 && gemv_q8_applies(w, n_tokens)) {
-    return gemv_q8(w, x, y, stream, epilogue, options);
+    const GemvOutput out{&w, y, epilogue};
+    return gemv_q8(&out, 1, x, stream, options);
   }
   const GemvArgs args{
       stream, static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, w.cols / kUnit, x, n_tokens, epilogue, y};
   dispatch_type<GemvLaunch>(w.type, args);
   return check_launch("gemv_kernel");
+}
+
+Status gemv_fused(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
+                  cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(outs != nullptr && n >= 1 && n <= kMaxFused);
+  bool one_launch = n > 1 && n_tokens == 1 && x != nullptr && reinterpret_cast<uintptr_t>(x) % 16 == 0;
+  const GemvActivations act =
+      options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
+  one_launch = one_launch && act == GemvActivations::kQ8;
+  for (int i = 0; i < n; ++i) {
+    HEARTH_CUDA_REQUIRE(outs[i].w != nullptr && outs[i].y != nullptr);
+    HEARTH_CUDA_TRY(validate_matrix(*outs[i].w));
+    one_launch = one_launch && gemv_q8_applies(*outs[i].w, 1) && outs[i].w->type == outs[0].w->type &&
+                 outs[i].w->cols == outs[0].w->cols;
+  }
+  if (one_launch) return gemv_q8(outs, n, x, stream, options);
+  for (int i = 0; i < n; ++i)
+    HEARTH_CUDA_TRY(gemv(options, *outs[i].w, x, n_tokens, outs[i].y, stream, outs[i].epilogue));
+  return {};
 }
 
 Status gemv(const DeviceMatrix& w, const float* x, int n_tokens, float* y, cudaStream_t stream,

@@ -55,6 +55,20 @@ Status gemv(const DeviceMatrix& w, const float* x, int n_tokens, float* y, cudaS
 Status gemv(const GemvOptions& options, const DeviceMatrix& w, const float* x, int n_tokens, float* y,
             cudaStream_t stream, const GemvEpilogue& epilogue = {});
 
+// Several products of one activation batch: y_i = W_i x (+ epilogue_i), i < n
+// (q, k and v; gate and up). Where the 8-bit path applies to all of them
+// (one token, one type and width) they run as one launch over the
+// concatenated rows, x quantized once; otherwise one gemv per matrix. Either
+// way each y_i is bit-identical to gemv(options, *w_i, ...) alone.
+inline constexpr int kMaxFused = 3;
+struct GemvOutput {
+  const DeviceMatrix* w = nullptr;
+  float* y = nullptr;  // [n_tokens][w->rows]
+  GemvEpilogue epilogue;
+};
+Status gemv_fused(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
+                  cudaStream_t stream);
+
 // True where the 8-bit path runs: one token; Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
 // Q4_K, Q5_K or Q6_K; cols a multiple of 256 and at most 28672; row_stride
 // and data 16-byte aligned (the kernel reads 16-byte words; for Q6_K's

@@ -25,7 +25,9 @@
 // unit u's (d, s) at float2 9 (u / 8) + u % 8 (likewise conflict-free).
 //
 // Order: a row's sum is each lane's chunks in order, then a fixed xor tree
-// over its L lanes: the result does not depend on the grid size.
+// over its L lanes: the result depends neither on the grid size, nor on
+// prefetching, nor on which other matrices share the launch (gemv_fused runs
+// up to 3 matrices of one type and width as one set of concatenated rows).
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -42,8 +44,8 @@ constexpr int kChunkElems = 256;
 constexpr int kXWordsPerChunk = 68;  // 256 code bytes + 16 bytes of pad, in words
 constexpr int kDsPerChunk = 9;       // 8 units' (d, s) + 1 of pad
 constexpr int kSmemPerChunk = 4 * kXWordsPerChunk + 8 * kDsPerChunk;
-constexpr bool kPrefetchDefault = true;
-constexpr int kMaxChunks = 112;  // 28672 columns: <= 46 KB of shared memory (48 KB without opt-in)
+constexpr bool kPrefetchDefault = true;  // measured: see docs/perf-notes.md
+constexpr int kMaxChunks = 112;          // 28672 columns: <= 46 KB of shared memory (48 KB without opt-in)
 
 template <int NV>
 struct Chunk {
@@ -378,10 +380,36 @@ constexpr int min_blocks() {
   return kPf ? 0 : Q8Type<T>::kItemRegs <= 40 ? 3 : 2;
 }
 
+// Up to kMaxFused matrices of one type and width, their rows concatenated
+// (q, k and v of one token; gate and up): one launch, one activation prologue.
+struct Q8Mat {
+  const uint8_t* w;
+  size_t stride;
+  int64_t rows;
+  const float* bias;
+  const float* residual;
+  float* y;
+};
+
+struct Q8Mats {
+  Q8Mat m[kMaxFused];
+  int count;
+  int64_t rows;  // all matrices' rows
+};
+
+// Matrix k and its row for concatenated row r (< mats.rows).
+__device__ __forceinline__ int matrix_of(const Q8Mats& mats, int64_t* r) {
+  int k = 0;
+#pragma unroll
+  for (int i = 0; i + 1 < kMaxFused; ++i) {
+    if (k + 1 < mats.count && *r >= mats.m[k].rows) *r -= mats.m[k++].rows;
+  }
+  return k;
+}
+
 template <GgmlType T, int L, bool kPf>
 __global__ void __launch_bounds__(kThreads, min_blocks<T, kPf>())
-    gemv_q8_kernel(const uint8_t* __restrict__ w, size_t stride, int64_t rows, int chunks, const float* __restrict__ x,
-                   const float* __restrict__ bias, const float* residual, float* y) {
+    gemv_q8_kernel(const Q8Mats mats, int chunks, const float* __restrict__ x) {
   using Tr = Q8Type<T>;
   using Item = typename Tr::Item;
   constexpr int kRowsPerGroup = kThreads / L;
@@ -390,12 +418,13 @@ __global__ void __launch_bounds__(kThreads, min_blocks<T, kPf>())
   float2* ds = reinterpret_cast<float2*>(xq + chunks * kXWordsPerChunk);
   int2* hs = reinterpret_cast<int2*>(ds + chunks * kDsPerChunk);  // Tr::kHalves only
   const int j = static_cast<int>(threadIdx.x) % L, sub = static_cast<int>(threadIdx.x) / L;
-  const int64_t groups = (rows + kRowsPerGroup - 1) / kRowsPerGroup;
-  // Item (group g, chunk c) of this thread's row; clamped into the matrix (a
-  // clamped item is loaded, never used).
+  const int64_t groups = (mats.rows + kRowsPerGroup - 1) / kRowsPerGroup;
+  // Item (group g, chunk c) of this thread's row; clamped into the matrices
+  // (a clamped item is loaded, never used).
   const auto item = [&](int64_t g, int c) {
-    const int64_t row = min(g * kRowsPerGroup + sub, rows - 1);
-    return Tr::load(w + static_cast<size_t>(row) * stride, min(c, chunks - 1), chunks, row == rows - 1);
+    int64_t row = min(g * kRowsPerGroup + sub, mats.rows - 1);
+    const Q8Mat& m = mats.m[matrix_of(mats, &row)];
+    return Tr::load(m.w + static_cast<size_t>(row) * m.stride, min(c, chunks - 1), chunks, false);
   };
   int64_t g = blockIdx.x;
   Item cur = item(g, j);
@@ -417,20 +446,20 @@ __global__ void __launch_bounds__(kThreads, min_blocks<T, kPf>())
     }
 #pragma unroll
     for (int off = L / 2; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
-    const int64_t row = g * kRowsPerGroup + sub;
-    if (j == 0 && row < rows) {
-      if (bias != nullptr) acc += bias[row];
-      if (residual != nullptr) acc += residual[row];
-      y[row] = acc;
+    int64_t row = g * kRowsPerGroup + sub;
+    if (j == 0 && row < mats.rows) {
+      const Q8Mat& m = mats.m[matrix_of(mats, &row)];
+      if (m.bias != nullptr) acc += m.bias[row];
+      if (m.residual != nullptr) acc += m.residual[row];
+      m.y[row] = acc;
     }
   }
 }
 
 template <GgmlType T, int L, bool kPf>
-Status launch_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& ep,
-                 int blocks_per_sm) {
+Status launch_q8(const Q8Mats& mats, int64_t cols, const float* x, cudaStream_t stream, int blocks_per_sm) {
   const auto kernel = gemv_q8_kernel<T, L, kPf>;
-  const int chunks = static_cast<int>(w.cols / kChunkElems);
+  const int chunks = static_cast<int>(cols / kChunkElems);
   const size_t smem = static_cast<size_t>(chunks) * (kSmemPerChunk + (Q8Type<T>::kHalves ? 8 * kDsPerChunk : 0));
   // Resident blocks per multiprocessor for this shared size, cached (a stale
   // pair from a racing thread only changes the grid size, never the result).
@@ -452,13 +481,12 @@ Status launch_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t s
     sm_count.store(sms, std::memory_order_relaxed);
   }
   const int per_sm = std::max(1, blocks_per_sm > 0 ? std::min(blocks_per_sm, fit) : fit);
-  const int64_t groups = (w.rows + kThreads / L - 1) / (kThreads / L);
+  const int64_t groups = (mats.rows + kThreads / L - 1) / (kThreads / L);
   // As few blocks as give every block the same number of groups as the
   // fullest one would have anyway: fewer activation prologues, same finish.
   const int64_t per_block = (groups + static_cast<int64_t>(per_sm) * sms - 1) / (static_cast<int64_t>(per_sm) * sms);
   const auto grid = static_cast<unsigned>((groups + per_block - 1) / per_block);
-  kernel<<<grid, kThreads, smem, stream>>>(static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, chunks, x,
-                                           ep.bias, ep.residual, y);
+  kernel<<<grid, kThreads, smem, stream>>>(mats, chunks, x);
   return check_launch("gemv_q8_kernel");
 }
 
@@ -475,18 +503,18 @@ bool prefetch_on(const GemvOptions& opt) {
 
 // L: `lanes` if given, else the chunks per row rounded up to a power of two, 8..32.
 template <GgmlType T>
-Status launch_q8_lanes(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& ep,
-                       const GemvOptions& opt) {
-  const int64_t chunks = w.cols / kChunkElems;
+Status launch_q8_lanes(const Q8Mats& mats, int64_t cols, const float* x, cudaStream_t stream, const GemvOptions& opt) {
+  const int64_t chunks = cols / kChunkElems;
   const int lanes = opt.q8_lanes > 0 ? opt.q8_lanes : chunks > 16 ? 32 : chunks > 8 ? 16 : 8;
+  const int b = opt.q8_blocks_per_sm;
   if (prefetch_on(opt)) {
-    if (lanes >= 32) return launch_q8<T, 32, true>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
-    if (lanes >= 16) return launch_q8<T, 16, true>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
-    return launch_q8<T, 8, true>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
+    if (lanes >= 32) return launch_q8<T, 32, true>(mats, cols, x, stream, b);
+    if (lanes >= 16) return launch_q8<T, 16, true>(mats, cols, x, stream, b);
+    return launch_q8<T, 8, true>(mats, cols, x, stream, b);
   }
-  if (lanes >= 32) return launch_q8<T, 32, false>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
-  if (lanes >= 16) return launch_q8<T, 16, false>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
-  return launch_q8<T, 8, false>(w, x, y, stream, ep, opt.q8_blocks_per_sm);
+  if (lanes >= 32) return launch_q8<T, 32, false>(mats, cols, x, stream, b);
+  if (lanes >= 16) return launch_q8<T, 16, false>(mats, cols, x, stream, b);
+  return launch_q8<T, 8, false>(mats, cols, x, stream, b);
 }
 
 }  // namespace
@@ -509,26 +537,35 @@ bool gemv_q8_applies(const DeviceMatrix& w, int n_tokens) {
          reinterpret_cast<uintptr_t>(w.data) % 16 == 0;
 }
 
-Status gemv_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& epilogue,
-               const GemvOptions& options) {
-  HEARTH_CUDA_REQUIRE(gemv_q8_applies(w, 1));
-  switch (w.type) {
+Status gemv_q8(const GemvOutput* outs, int n, const float* x, cudaStream_t stream, const GemvOptions& options) {
+  HEARTH_CUDA_REQUIRE(n >= 1 && n <= kMaxFused);
+  Q8Mats mats{};
+  mats.count = n;
+  for (int i = 0; i < n; ++i) {
+    const DeviceMatrix& w = *outs[i].w;
+    HEARTH_CUDA_REQUIRE(gemv_q8_applies(w, 1) && w.type == outs[0].w->type && w.cols == outs[0].w->cols);
+    mats.m[i] = Q8Mat{static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, outs[i].epilogue.bias,
+                      outs[i].epilogue.residual,           outs[i].y};
+    mats.rows += w.rows;
+  }
+  const int64_t cols = outs[0].w->cols;
+  switch (outs[0].w->type) {
     case GgmlType::kQ4_0:
-      return launch_q8_lanes<GgmlType::kQ4_0>(w, x, y, stream, epilogue, options);
+      return launch_q8_lanes<GgmlType::kQ4_0>(mats, cols, x, stream, options);
     case GgmlType::kQ4_1:
-      return launch_q8_lanes<GgmlType::kQ4_1>(w, x, y, stream, epilogue, options);
+      return launch_q8_lanes<GgmlType::kQ4_1>(mats, cols, x, stream, options);
     case GgmlType::kQ5_0:
-      return launch_q8_lanes<GgmlType::kQ5_0>(w, x, y, stream, epilogue, options);
+      return launch_q8_lanes<GgmlType::kQ5_0>(mats, cols, x, stream, options);
     case GgmlType::kQ5_1:
-      return launch_q8_lanes<GgmlType::kQ5_1>(w, x, y, stream, epilogue, options);
+      return launch_q8_lanes<GgmlType::kQ5_1>(mats, cols, x, stream, options);
     case GgmlType::kQ8_0:
-      return launch_q8_lanes<GgmlType::kQ8_0>(w, x, y, stream, epilogue, options);
+      return launch_q8_lanes<GgmlType::kQ8_0>(mats, cols, x, stream, options);
     case GgmlType::kQ4_K:
-      return launch_q8_lanes<GgmlType::kQ4_K>(w, x, y, stream, epilogue, options);
+      return launch_q8_lanes<GgmlType::kQ4_K>(mats, cols, x, stream, options);
     case GgmlType::kQ6_K:
-      return launch_q8_lanes<GgmlType::kQ6_K>(w, x, y, stream, epilogue, options);
+      return launch_q8_lanes<GgmlType::kQ6_K>(mats, cols, x, stream, options);
     default:
-      return launch_q8_lanes<GgmlType::kQ5_K>(w, x, y, stream, epilogue, options);
+      return launch_q8_lanes<GgmlType::kQ5_K>(mats, cols, x, stream, options);
   }
 }
 

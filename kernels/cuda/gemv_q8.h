@@ -8,9 +8,9 @@
 
 namespace hearth::kernels::cuda {
 
-// y = W x for one token, x quantized in the kernel. Requires
-// gemv_q8_applies(w, 1) and a validated matrix; options' q8 tuning fields.
-Status gemv_q8(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream, const GemvEpilogue& epilogue,
-               const GemvOptions& options);
+// y_i = W_i x for one token and n (1..kMaxFused) matrices of one type and
+// width, x quantized once in the kernel; one launch. Requires
+// gemv_q8_applies(W_i, 1) and validated matrices; options' q8 tuning fields.
+Status gemv_q8(const GemvOutput* outs, int n, const float* x, cudaStream_t stream, const GemvOptions& options);
 
 }  // namespace hearth::kernels::cuda

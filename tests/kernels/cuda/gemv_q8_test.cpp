@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <utility>
 
@@ -153,6 +154,65 @@ TEST(CudaGemvQ8, ResultIndependentOfGridAndPrefetch) {
     for (const auto& [bps, pf] : {std::pair{1, 1}, std::pair{0, 0}, std::pair{1, 0}}) {
       const std::vector<float> b = run_q8(m, x, nullptr, nullptr, bps, 0, pf);
       for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << "row " << i << " bps " << bps << " pf " << pf;
+    }
+  }
+}
+
+// gemv_fused gives each matrix the bits gemv gives it alone: q/k/v-like
+// shapes in one launch (with bias and residual on some), a mixed-type set and
+// a two-token batch (both one gemv per matrix).
+TEST(CudaGemvQ8, FusedEqualsSeparate) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(8);
+  struct Case {
+    std::vector<GgmlType> types;
+    std::vector<int64_t> rows;
+    int64_t cols;
+    int n_tokens;
+  };
+  const std::vector<Case> cases = {
+      {{GgmlType::kQ4_0, GgmlType::kQ4_0, GgmlType::kQ4_0}, {512, 128, 128}, 1024, 1},
+      {{GgmlType::kQ4_K, GgmlType::kQ4_K}, {700, 333}, 4096, 1},
+      {{GgmlType::kQ6_K, GgmlType::kQ6_K, GgmlType::kQ6_K}, {96, 17, 250}, 2048, 1},
+      {{GgmlType::kQ4_K, GgmlType::kQ4_K, GgmlType::kQ6_K}, {64, 16, 16}, 2048, 1},  // mixed: separate launches
+      {{GgmlType::kQ4_0, GgmlType::kQ4_0}, {64, 32}, 512, 2},                        // batch: f32 path
+  };
+  for (const Case& c : cases) {
+    const int n = static_cast<int>(c.types.size());
+    const std::vector<float> x = random_floats(rng, c.n_tokens * c.cols);
+    DeviceBuffer<float> dx(x);
+    std::vector<HostMatrix> hm;
+    std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
+    std::vector<std::unique_ptr<DeviceBuffer<float>>> fused_y, alone_y, bias;
+    std::vector<DeviceMatrix> dm;
+    std::vector<float> resid_host;
+    for (int i = 0; i < n; ++i) {
+      hm.push_back(make_matrix(rng, c.types[i], c.rows[i], c.cols));
+      dw.push_back(std::make_unique<DeviceBuffer<uint8_t>>(hm.back().bytes));
+      dm.push_back(DeviceMatrix{c.types[i], dw.back()->get(), c.rows[i], c.cols, hm.back().stride});
+      const std::vector<float> r = random_floats(rng, c.n_tokens * c.rows[i]);
+      fused_y.push_back(std::make_unique<DeviceBuffer<float>>(r));  // residual = the output itself
+      alone_y.push_back(std::make_unique<DeviceBuffer<float>>(r));
+      bias.push_back(std::make_unique<DeviceBuffer<float>>(random_floats(rng, c.rows[i])));
+    }
+    GemvOptions opt;
+    opt.activations = GemvActivations::kQ8;
+    std::vector<GemvOutput> outs(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      outs[i].w = &dm[i];
+      outs[i].y = fused_y[i]->get();
+      if (i != 1) outs[i].epilogue = GemvEpilogue{bias[i]->get(), fused_y[i]->get()};
+      GemvEpilogue alone_ep;
+      if (i != 1) alone_ep = GemvEpilogue{bias[i]->get(), alone_y[i]->get()};
+      ASSERT_CUDA_OK(gemv(opt, dm[i], dx.get(), c.n_tokens, alone_y[i]->get(), nullptr, alone_ep));
+    }
+    ASSERT_CUDA_OK(gemv_fused(opt, outs.data(), n, dx.get(), c.n_tokens, nullptr));
+    for (int i = 0; i < n; ++i) {
+      const std::vector<float> a = fused_y[i]->download(), b = alone_y[i]->download();
+      for (size_t e = 0; e < a.size(); ++e) {
+        ASSERT_TRUE(std::isfinite(a[e]));
+        ASSERT_EQ(a[e], b[e]) << "matrix " << i << " element " << e;
+      }
     }
   }
 }

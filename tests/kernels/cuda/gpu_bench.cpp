@@ -154,6 +154,73 @@ bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::Gem
   return st.ok();
 }
 
+// Several matrices of one width: separate gemv calls vs one gemv_fused
+// (q/k/v, gate/up of Llama-3-8B), graph-replayed, q8 activations.
+bool bench_fused(GgmlType type, std::vector<int64_t> rows, int64_t cols) {
+  const size_t copies = 8;  // > 50 MB of weights in rotation for the smaller sets
+  std::vector<std::vector<void*>> w(copies);
+  std::vector<void*> y;
+  size_t bytes = 0;
+  std::vector<uint8_t> host;
+  for (int64_t r : rows) {
+    const size_t b = hearth::kernels::row_bytes(type, cols) * r;
+    bytes += b;
+    host.assign(b, 0x21);
+    for (auto& set : w) {
+      void* p = nullptr;
+      if (cudaMalloc(&p, b) != cudaSuccess) return false;
+      cudaMemcpy(p, host.data(), b, cudaMemcpyHostToDevice);
+      set.push_back(p);
+    }
+    void* p = nullptr;
+    cudaMalloc(&p, sizeof(float) * r);
+    y.push_back(p);
+  }
+  void* x = nullptr;
+  cudaMalloc(&x, sizeof(float) * cols);
+  std::vector<float> hx(static_cast<size_t>(cols), 0.5f);
+  cudaMemcpy(x, hx.data(), hx.size() * sizeof(float), cudaMemcpyHostToDevice);
+  hc::GemvOptions opt;
+  opt.activations = hc::GemvActivations::kQ8;
+  cudaStream_t s = nullptr;
+  cudaStreamCreate(&s);
+  hc::Status st{};
+  double ms[2] = {0.0, 0.0};
+  for (int fused = 0; fused < 2; ++fused) {
+    const auto run = [&](int i) {
+      std::vector<hc::DeviceMatrix> m;
+      std::vector<hc::GemvOutput> outs;
+      for (size_t k = 0; k < rows.size(); ++k) {
+        m.push_back(hc::DeviceMatrix{type, w[static_cast<size_t>(i) % copies][k], rows[k], cols,
+                                     hearth::kernels::row_bytes(type, cols)});
+      }
+      for (size_t k = 0; k < rows.size(); ++k) outs.push_back(hc::GemvOutput{&m[k], static_cast<float*>(y[k]), {}});
+      if (fused != 0) {
+        const hc::Status one =
+            hc::gemv_fused(opt, outs.data(), static_cast<int>(outs.size()), static_cast<float*>(x), 1, s);
+        if (!one.ok()) st = one;
+      } else {
+        for (const auto& o : outs) {
+          const hc::Status one = hc::gemv(opt, *o.w, static_cast<float*>(x), 1, o.y, s);
+          if (!one.ok()) st = one;
+        }
+      }
+    };
+    ms[fused] = time_graph_ms(run, 40, s);
+  }
+  std::printf("gemv_fused %-5s %zu matrices x %-6lld  separate %7.1f us  fused %7.1f us  (%.1f%% of copy fused)%s\n",
+              hearth::kernels::type_traits(type)->name, rows.size(), static_cast<long long>(cols), ms[0] * 1e3,
+              ms[1] * 1e3, g_copy_gbs > 0 ? 100.0 * static_cast<double>(bytes) / (ms[1] * 1e6) / g_copy_gbs : 0.0,
+              st.ok() ? "" : "  (launch failed)");
+  cudaStreamDestroy(s);
+  for (auto& set : w) {
+    for (void* p : set) cudaFree(p);
+  }
+  for (void* p : y) cudaFree(p);
+  cudaFree(x);
+  return st.ok();
+}
+
 // Decode of n_seqs sequences of `ctx` tokens each: 32 query heads, 8 kv heads, head_dim 128.
 bool bench_attention(hc::KvCacheDtype dtype, int n_seqs, int ctx) {
   const int n_heads = 32, n_kv = 8, D = 128, bs = 16;
@@ -247,6 +314,10 @@ int main(int argc, char** argv) {
     }
   }
   for (int pf : {0, 1}) ok = bench_gemv(GgmlType::kQ4_0, 14336, 4096, 1, A::kQ8, 1, 0, pf) && ok;
+  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K}) {
+    ok = bench_fused(type, {4096, 1024, 1024}, 4096) && ok;  // q, k, v
+    ok = bench_fused(type, {14336, 14336}, 4096) && ok;      // gate, up
+  }
   for (int t : {2, 4, 8}) ok = bench_gemv(GgmlType::kQ4_K, 14336, 4096, t, A::kF32) && ok;
   for (int seqs : {1, 8}) {
     ok = bench_attention(hc::KvCacheDtype::kF16, seqs, 4096) && ok;
