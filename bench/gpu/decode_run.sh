@@ -53,14 +53,14 @@ decode() {  # decode FILE LABEL [env...]
 }
 
 phase_e2e() {
-  local d=/tmp/hearth-synth
+  local d=/tmp/hearth-synth q rep
   mkdir -p $d
   for q in Q4_0 Q4_K_M; do
     [ -f $d/$q.gguf ] || "$B/cli/hearth-cli" synth --shape llama-8b --quant $q -o $d/$q.gguf >>"$OUT/e2e.err" 2>&1
     for rep in 1 2; do
       decode $d/$q.gguf "8B $q f32-act      " HEARTH_CUDA_GEMV=f32
       decode $d/$q.gguf "8B $q q8-act       " HEARTH_CUDA_GEMV=q8
-      [ -n "${AB:-}" ] && decode $d/$q.gguf "8B $q q8-act $AB" HEARTH_CUDA_GEMV=q8 $AB
+      if [ -n "${AB:-}" ]; then decode $d/$q.gguf "8B $q q8-act $AB" HEARTH_CUDA_GEMV=q8 $AB; fi
     done
   done
 }
@@ -98,10 +98,10 @@ phase_sanit() {
 }
 
 for p in "${@:-build test kbench e2e}"; do
-  for q in $p; do
+  for phase in $p; do
     t0=$(stamp)
-    "phase_$q" || { note "phase $q failed"; break 2; }
-    note "[$q: $(awk "BEGIN{print $(stamp) - $t0}") s]"
+    "phase_$phase" || { note "phase $phase failed"; break 2; }
+    note "[$phase: $(awk "BEGIN{print $(stamp) - $t0}") s]"
   done
 done
 echo "==== summary"
