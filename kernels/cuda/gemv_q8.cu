@@ -4,8 +4,9 @@
 // one row, i.e. 8 legacy blocks (Q4_0 144 bytes, Q4_1 160, Q5_0 176, Q5_1 192,
 // Q8_0 272) or one K super-block (Q4_K 144, Q5_K 176): a whole number of
 // 16-byte words, so a thread reads its chunk with 16-byte loads, all issued
-// before it uses any (9-17 loads in flight per thread), and the next item's
-// loads are issued before the current one is computed. L lanes (8, 16 or 32,
+// before it uses any (9-17 loads in flight per thread), and by default the
+// next item's loads are issued before the current one is computed (Q6_K's
+// 210-byte super-blocks: see Q8Type<kQ6_K>). L lanes (8, 16 or 32,
 // from the chunks per row) share a row and take its chunks j, j + L, ...; a
 // block of 256 threads covers 256 / L rows per group and loops over groups
 // (grid-stride), so the activation prologue below is paid once per block.
