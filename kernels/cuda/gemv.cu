@@ -1,8 +1,12 @@
+#include <atomic>
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/cuda/dequant_unit.cuh"
 #include "kernels/cuda/gemv.h"
+#include "kernels/cuda/gemv_q8.h"
 
 namespace hearth::kernels::cuda {
 namespace {
@@ -473,18 +477,67 @@ struct GemvLaunch {
   }
 };
 
+GemvActivations environment_activations() {
+  const char* v = std::getenv("HEARTH_CUDA_GEMV");
+  return v != nullptr && std::strcmp(v, "f32") == 0 ? GemvActivations::kF32 : GemvActivations::kQ8;
+}
+
+std::atomic<GemvActivations>& process_activations() {
+  static std::atomic<GemvActivations> a{environment_activations()};
+  return a;
+}
+
 }  // namespace
 
-Status gemv(const DeviceMatrix& w, const float* x, int n_tokens, float* y, cudaStream_t stream,
-            const GemvEpilogue& epilogue) {
+GemvActivations default_gemv_activations() {
+  return process_activations().load(std::memory_order_relaxed);
+}
+
+void set_default_gemv_activations(GemvActivations a) {
+  process_activations().store(a == GemvActivations::kProcessDefault ? environment_activations() : a,
+                              std::memory_order_relaxed);
+}
+
+Status gemv(const GemvOptions& options, const DeviceMatrix& w, const float* x, int n_tokens, float* y,
+            cudaStream_t stream, const GemvEpilogue& epilogue) {
   HEARTH_CUDA_TRY(validate_matrix(w));
   HEARTH_CUDA_REQUIRE(n_tokens >= 1 && n_tokens <= kMaxGemvTokens);
   HEARTH_CUDA_REQUIRE(x != nullptr && y != nullptr);
   HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(x) % 16 == 0);
+  const GemvActivations act =
+      options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
+  if (act == GemvActivations::kQ8 && gemv_q8_applies(w, n_tokens)) {
+    const GemvOutput out{&w, y, epilogue};
+    return gemv_q8(&out, 1, x, stream, options);
+  }
   const GemvArgs args{
       stream, static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, w.cols / kUnit, x, n_tokens, epilogue, y};
   dispatch_type<GemvLaunch>(w.type, args);
   return check_launch("gemv_kernel");
+}
+
+Status gemv_fused(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
+                  cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(outs != nullptr && n >= 1 && n <= kMaxFused);
+  bool one_launch = n > 1 && n_tokens == 1 && x != nullptr && reinterpret_cast<uintptr_t>(x) % 16 == 0;
+  const GemvActivations act =
+      options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
+  one_launch = one_launch && act == GemvActivations::kQ8;
+  for (int i = 0; i < n; ++i) {
+    HEARTH_CUDA_REQUIRE(outs[i].w != nullptr && outs[i].y != nullptr);
+    HEARTH_CUDA_TRY(validate_matrix(*outs[i].w));
+    one_launch = one_launch && gemv_q8_applies(*outs[i].w, 1) && outs[i].w->type == outs[0].w->type &&
+                 outs[i].w->cols == outs[0].w->cols;
+  }
+  if (one_launch) return gemv_q8(outs, n, x, stream, options);
+  for (int i = 0; i < n; ++i)
+    HEARTH_CUDA_TRY(gemv(options, *outs[i].w, x, n_tokens, outs[i].y, stream, outs[i].epilogue));
+  return {};
+}
+
+Status gemv(const DeviceMatrix& w, const float* x, int n_tokens, float* y, cudaStream_t stream,
+            const GemvEpilogue& epilogue) {
+  return gemv(GemvOptions{}, w, x, n_tokens, y, stream, epilogue);
 }
 
 }  // namespace hearth::kernels::cuda

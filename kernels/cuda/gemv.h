@@ -18,10 +18,68 @@ struct GemvEpilogue {
   const float* residual = nullptr;  // [n_tokens][rows], added; may alias y (residual stream)
 };
 
+// How the activations enter the product.
+// kF32: in f32, every weight dequantized and multiplied in f32 (the precise path).
+// kQ8: quantized in the kernel to 8-bit blocks (per 32 values a scale
+//   amax / 127 and the f32 sum of the values) and dotted with the weight codes
+//   as integers (dp4a): the dequantized weights times the quantized
+//   activations. A relative error of about 1/254 of a block's largest value
+//   per activation (~0.7% relative on random rows). Applies where
+//   gemv_q8_applies; elsewhere kQ8 runs kF32.
+// kProcessDefault: the process default (kQ8 unless the environment has
+//   HEARTH_CUDA_GEMV=f32, or set_default_gemv_activations changed it).
+enum class GemvActivations { kProcessDefault, kF32, kQ8 };
+
+struct GemvOptions {
+  GemvActivations activations = GemvActivations::kProcessDefault;
+  // kQ8 only: resident thread blocks per multiprocessor to launch (each loops
+  // over row groups); 0 = as many as fit. A tuning knob for the benchmark.
+  int q8_blocks_per_sm = 0;
+  // kQ8 only: lanes sharing a row (8, 16 or 32); 0 = from the row length.
+  // Blocks per SM never change the result; lanes change the summation order.
+  int q8_lanes = 0;
+  // kQ8 only: 1 loads a thread's next item before computing the current one
+  // (more bytes in flight, twice the registers), 0 does not (more resident
+  // blocks); -1 = the default. Never changes the result.
+  int q8_prefetch = -1;
+};
+
 // y[t][r] = sum_c W[r][c] x[t][c] (+ bias[r]) (+ residual[t][r]), t < n_tokens.
 // x: [n_tokens][w.cols] f32, 16-byte aligned; y: [n_tokens][w.rows] f32, not
 // overlapping x. 1 <= n_tokens <= kMaxGemvTokens. Accumulates in f32.
+// Activations as the process default says (see GemvActivations).
 Status gemv(const DeviceMatrix& w, const float* x, int n_tokens, float* y, cudaStream_t stream,
             const GemvEpilogue& epilogue = {});
+
+// The same with the activation path chosen by the caller.
+Status gemv(const GemvOptions& options, const DeviceMatrix& w, const float* x, int n_tokens, float* y,
+            cudaStream_t stream, const GemvEpilogue& epilogue = {});
+
+// Several products of one activation batch: y_i = W_i x (+ epilogue_i), i < n
+// (q, k and v; gate and up). Where the 8-bit path applies to all of them
+// (one token, one type and width) they run as one launch over the
+// concatenated rows, x quantized once; otherwise one gemv per matrix. Either
+// way each y_i is bit-identical to gemv(options, *w_i, ...) alone.
+inline constexpr int kMaxFused = 3;
+struct GemvOutput {
+  const DeviceMatrix* w = nullptr;
+  float* y = nullptr;  // [n_tokens][w->rows]
+  GemvEpilogue epilogue;
+};
+Status gemv_fused(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
+                  cudaStream_t stream);
+
+// True where the 8-bit path runs: one token; Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+// Q4_K, Q5_K or Q6_K; cols a multiple of 256 and at most 28672; row_stride
+// and data 16-byte aligned (the kernel reads 16-byte words; for Q6_K's
+// 210-byte blocks that means cols a multiple of 2048). The float types always
+// take the f32 path.
+bool gemv_q8_applies(const DeviceMatrix& w, int n_tokens);
+
+// The process default for GemvActivations::kProcessDefault (never returns it).
+GemvActivations default_gemv_activations();
+// Sets it (kProcessDefault restores the environment's choice). Not meant to
+// race with running gemv calls on other threads (it is one atomic word).
+void set_default_gemv_activations(GemvActivations a);
 
 }  // namespace hearth::kernels::cuda

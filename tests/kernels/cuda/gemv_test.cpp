@@ -1,5 +1,7 @@
-// Decode GEMV against the CPU dequantization dotted in double, every type,
-// random shapes and batch sizes; outputs poisoned with NaN beforehand.
+// Decode GEMV with f32 activations (GemvActivations::kF32, the precise path)
+// against the CPU dequantization dotted in double, every type, random shapes
+// and batch sizes; outputs poisoned with NaN beforehand. The 8-bit path has
+// its own test (gemv_q8_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -50,7 +52,9 @@ void check_gemv(std::mt19937& rng, GgmlType type, int64_t rows, int64_t cols, in
     ep.residual = dy.get();
   }
   const DeviceMatrix dm{type, dw.get(), rows, cols, m.stride};
-  ASSERT_CUDA_OK(gemv(dm, dx.get(), n_tokens, dy.get(), nullptr, ep));
+  GemvOptions f32;
+  f32.activations = GemvActivations::kF32;
+  ASSERT_CUDA_OK(gemv(f32, dm, dx.get(), n_tokens, dy.get(), nullptr, ep));
   const std::vector<float> y = dy.download();
   std::vector<double> ref, mag;
   reference(m, x, n_tokens, &ref, &mag);

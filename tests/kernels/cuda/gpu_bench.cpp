@@ -1,10 +1,17 @@
 // Achieved memory bandwidth of the decode kernels at Llama-3-8B shapes,
-// against the H200's ~4.8 TB/s (HBM3e datasheet). Prints a table; exits 0
-// with a message when no CUDA device exists. Bytes counted: the weights (GEMV)
-// or the K and V rows read (attention); activations are negligible.
+// against the measured device-to-device copy bandwidth (the ceiling) and the
+// H200's ~4.8 TB/s datasheet peak. GEMVs with f32 and 8-bit activations
+// (GemvActivations), weights rotated over >= 256 MiB of copies so no run is
+// served from L2. Prints a table; exits 0 with a message when no CUDA device
+// exists. Bytes counted: the weights (GEMV) or the K and V rows read
+// (attention); activations are negligible.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu/ggml_type.h"
@@ -17,44 +24,200 @@ using hearth::kernels::GgmlType;
 namespace {
 
 constexpr double kPeakGBs = 4800.0;
+double g_copy_gbs = 0.0;  // measured device-to-device copy bandwidth (read + write)
 
-// Mean milliseconds of `fn` over `iters` launches after a warm-up.
+// Median over 5 rounds of the mean milliseconds of `fn` over `iters` launches,
+// after a warm-up.
 template <typename Fn>
 double time_ms(Fn&& fn, int iters) {
   cudaEvent_t a = nullptr, b = nullptr;
   cudaEventCreate(&a);
   cudaEventCreate(&b);
-  for (int i = 0; i < 3; ++i) fn();
-  cudaEventRecord(a);
-  for (int i = 0; i < iters; ++i) fn();
-  cudaEventRecord(b);
-  cudaEventSynchronize(b);
-  float ms = 0.0f;
-  cudaEventElapsedTime(&ms, a, b);
+  for (int i = 0; i < 3; ++i) fn(i);
+  std::vector<double> rounds;
+  for (int k = 0; k < 5; ++k) {
+    cudaEventRecord(a);
+    for (int i = 0; i < iters; ++i) fn(i);
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0.0f;
+    cudaEventElapsedTime(&ms, a, b);
+    rounds.push_back(static_cast<double>(ms) / iters);
+  }
   cudaEventDestroy(a);
   cudaEventDestroy(b);
-  return static_cast<double>(ms) / iters;
+  std::sort(rounds.begin(), rounds.end());
+  return rounds[2];
 }
 
-bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens) {
-  const size_t stride = hearth::kernels::row_bytes(type, cols);
-  void *w = nullptr, *x = nullptr, *y = nullptr;
-  if (cudaMalloc(&w, stride * rows) != cudaSuccess) return false;
+// The same for `iters` launches captured in a CUDA graph and replayed: the
+// GPU's time without the CPU's launch gaps (what a graph-captured decode step sees).
+template <typename Fn>
+double time_graph_ms(Fn&& fn, int iters, cudaStream_t s) {
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t e = nullptr;
+  if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return 0.0;
+  for (int i = 0; i < iters; ++i) fn(i);
+  if (cudaStreamEndCapture(s, &g) != cudaSuccess || cudaGraphInstantiate(&e, g, 0) != cudaSuccess) return 0.0;
+  cudaEvent_t a = nullptr, b = nullptr;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  cudaGraphLaunch(e, s);
+  std::vector<double> rounds;
+  for (int k = 0; k < 5; ++k) {
+    cudaEventRecord(a, s);
+    cudaGraphLaunch(e, s);
+    cudaEventRecord(b, s);
+    cudaEventSynchronize(b);
+    float ms = 0.0f;
+    cudaEventElapsedTime(&ms, a, b);
+    rounds.push_back(static_cast<double>(ms) / iters);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  cudaGraphExecDestroy(e);
+  cudaGraphDestroy(g);
+  std::sort(rounds.begin(), rounds.end());
+  return rounds[2];
+}
+
+// The ceiling: a 1 GiB device-to-device copy, bytes read plus written.
+void measure_copy() {
+  const size_t n = size_t{1} << 30;
+  void *a = nullptr, *b = nullptr;
+  if (cudaMalloc(&a, n) != cudaSuccess || cudaMalloc(&b, n) != cudaSuccess) return;
+  cudaMemset(a, 0x5a, n);
+  const double ms = time_ms([&](int) { cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice); }, 5);
+  g_copy_gbs = 2.0 * static_cast<double>(n) / (ms * 1e6);
+  std::printf("copy d2d 1 GiB  %8.1f us  %7.1f GB/s (read + write): the ceiling below\n", ms * 1e3, g_copy_gbs);
+  cudaFree(a);
+  cudaFree(b);
+}
+
+// Weight bytes from a fixed generator (never zeros: see METHOD.md); copies
+// enough that the rotation over them (>= 256 MiB) never runs from the 50 MB L2.
+bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::GemvActivations act, int blocks_per_sm = 0,
+                int lanes = 0, int prefetch = -1) {
+  const size_t stride = hearth::kernels::row_bytes(type, cols), bytes = stride * rows;
+  const int copies = static_cast<int>(std::max<size_t>(1, (size_t{256} << 20) / bytes + 1));
+  std::vector<uint8_t> host(bytes);
+  std::mt19937 rng(7);
+  std::vector<uint8_t> tile(1 << 20);  // a random 1 MiB tile repeated: cheap to make at 500 MB
+  for (auto& v : tile) v = static_cast<uint8_t>(rng() & 0x3fu);  // small scales, finite halves
+  for (size_t i = 0; i < bytes; ++i) host[i] = tile[i % tile.size()];
+  std::vector<void*> w(static_cast<size_t>(copies), nullptr);
+  for (auto& p : w) {
+    if (cudaMalloc(&p, bytes) != cudaSuccess) return false;
+    cudaMemcpy(p, host.data(), bytes, cudaMemcpyHostToDevice);
+  }
+  void *x = nullptr, *y = nullptr;
   cudaMalloc(&x, sizeof(float) * cols * n_tokens);
   cudaMalloc(&y, sizeof(float) * rows * n_tokens);
-  cudaMemset(w, 0x11, stride * rows);  // small finite scales; values do not change the timing
-  cudaMemset(x, 0, sizeof(float) * cols * n_tokens);
-  const hc::DeviceMatrix m{type, w, rows, cols, stride};
+  std::vector<float> hx(static_cast<size_t>(cols * n_tokens));
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (auto& v : hx) v = nd(rng);
+  cudaMemcpy(x, hx.data(), hx.size() * sizeof(float), cudaMemcpyHostToDevice);
+  hc::GemvOptions opt;
+  opt.activations = act;
+  opt.q8_blocks_per_sm = blocks_per_sm;
+  opt.q8_lanes = lanes;
+  opt.q8_prefetch = prefetch;
   hc::Status st{};
-  const double ms =
-      time_ms([&] { st = hc::gemv(m, static_cast<float*>(x), n_tokens, static_cast<float*>(y), nullptr); }, 20);
-  const double gbs = static_cast<double>(stride * rows) / (ms * 1e6);
-  std::printf("gemv %-5s %6lld x %-6lld tokens %d  %8.1f us  %7.1f GB/s  %5.1f%% of peak%s\n",
-              hearth::kernels::type_traits(type)->name, static_cast<long long>(rows), static_cast<long long>(cols),
-              n_tokens, ms * 1e3, gbs, 100.0 * gbs / kPeakGBs, st.ok() ? "" : "  (launch failed)");
-  cudaFree(w);
+  cudaStream_t s = nullptr;
+  cudaStreamCreate(&s);
+  const auto run = [&](int i) {
+    const hc::DeviceMatrix m{type, w[static_cast<size_t>(i % copies)], rows, cols, stride};
+    const hc::Status one = hc::gemv(opt, m, static_cast<float*>(x), n_tokens, static_cast<float*>(y), s);
+    if (!one.ok()) st = one;
+  };
+  const double ms = time_ms(run, 40);
+  const double graph_ms = time_graph_ms(run, 40, s);
+  cudaStreamDestroy(s);
+  const hc::DeviceMatrix m0{type, w[0], rows, cols, stride};
+  const bool q8 = act == hc::GemvActivations::kQ8 && hc::gemv_q8_applies(m0, n_tokens);
+  const double gbs = static_cast<double>(bytes) / (ms * 1e6);
+  char bps[32] = "";
+  if (blocks_per_sm > 0 || lanes > 0 || prefetch >= 0) {
+    std::snprintf(bps, sizeof bps, " b%d L%d p%d", blocks_per_sm, lanes, prefetch);
+  }
+  const double graph_gbs = graph_ms > 0 ? static_cast<double>(bytes) / (graph_ms * 1e6) : 0.0;
+  const double copy = g_copy_gbs > 0 ? 100.0 / g_copy_gbs : 0.0;
+  std::printf(
+      "gemv %-5s %6lld x %-6lld tokens %d %-3s%-9s %7.1f us %7.1f GB/s %5.1f%% of copy | graph %7.1f us %7.1f GB/s "
+      "%5.1f%% of copy%s\n",
+      hearth::kernels::type_traits(type)->name, static_cast<long long>(rows), static_cast<long long>(cols), n_tokens,
+      q8 ? "q8" : "f32", bps, ms * 1e3, gbs, gbs * copy, graph_ms * 1e3, graph_gbs, graph_gbs * copy,
+      st.ok() ? "" : "  (launch failed)");
+  for (void* p : w) cudaFree(p);
   cudaFree(x);
   cudaFree(y);
+  return st.ok();
+}
+
+// Several matrices of one width: separate gemv calls vs one gemv_fused
+// (q/k/v, gate/up of Llama-3-8B), graph-replayed, q8 activations.
+bool bench_fused(GgmlType type, std::vector<int64_t> rows, int64_t cols) {
+  const size_t copies = 8;  // > 50 MB of weights in rotation for the smaller sets
+  std::vector<std::vector<void*>> w(copies);
+  std::vector<void*> y;
+  size_t bytes = 0;
+  std::vector<uint8_t> host;
+  for (int64_t r : rows) {
+    const size_t b = hearth::kernels::row_bytes(type, cols) * r;
+    bytes += b;
+    host.assign(b, 0x21);
+    for (auto& set : w) {
+      void* p = nullptr;
+      if (cudaMalloc(&p, b) != cudaSuccess) return false;
+      cudaMemcpy(p, host.data(), b, cudaMemcpyHostToDevice);
+      set.push_back(p);
+    }
+    void* p = nullptr;
+    cudaMalloc(&p, sizeof(float) * r);
+    y.push_back(p);
+  }
+  void* x = nullptr;
+  cudaMalloc(&x, sizeof(float) * cols);
+  std::vector<float> hx(static_cast<size_t>(cols), 0.5f);
+  cudaMemcpy(x, hx.data(), hx.size() * sizeof(float), cudaMemcpyHostToDevice);
+  hc::GemvOptions opt;
+  opt.activations = hc::GemvActivations::kQ8;
+  cudaStream_t s = nullptr;
+  cudaStreamCreate(&s);
+  hc::Status st{};
+  double ms[2] = {0.0, 0.0};
+  for (int fused = 0; fused < 2; ++fused) {
+    const auto run = [&](int i) {
+      std::vector<hc::DeviceMatrix> m;
+      std::vector<hc::GemvOutput> outs;
+      for (size_t k = 0; k < rows.size(); ++k) {
+        m.push_back(hc::DeviceMatrix{type, w[static_cast<size_t>(i) % copies][k], rows[k], cols,
+                                     hearth::kernels::row_bytes(type, cols)});
+      }
+      for (size_t k = 0; k < rows.size(); ++k) outs.push_back(hc::GemvOutput{&m[k], static_cast<float*>(y[k]), {}});
+      if (fused != 0) {
+        const hc::Status one =
+            hc::gemv_fused(opt, outs.data(), static_cast<int>(outs.size()), static_cast<float*>(x), 1, s);
+        if (!one.ok()) st = one;
+      } else {
+        for (const auto& o : outs) {
+          const hc::Status one = hc::gemv(opt, *o.w, static_cast<float*>(x), 1, o.y, s);
+          if (!one.ok()) st = one;
+        }
+      }
+    };
+    ms[fused] = time_graph_ms(run, 40, s);
+  }
+  std::printf("gemv_fused %-5s %zu matrices x %-6lld  separate %7.1f us  fused %7.1f us  (%.1f%% of copy fused)%s\n",
+              hearth::kernels::type_traits(type)->name, rows.size(), static_cast<long long>(cols), ms[0] * 1e3,
+              ms[1] * 1e3, g_copy_gbs > 0 ? 100.0 * static_cast<double>(bytes) / (ms[1] * 1e6) / g_copy_gbs : 0.0,
+              st.ok() ? "" : "  (launch failed)");
+  cudaStreamDestroy(s);
+  for (auto& set : w) {
+    for (void* p : set) cudaFree(p);
+  }
+  for (void* p : y) cudaFree(p);
+  cudaFree(x);
   return st.ok();
 }
 
@@ -99,7 +262,7 @@ bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx) {
   const hc::PagedAttentionParams params{n_heads, 0.088f, 0, split};
   hc::Status st{};
   const double ms = time_ms(
-      [&] { st = hc::paged_attention(kv, batch, params, static_cast<float*>(out), ws, ws_bytes, nullptr); }, 20);
+      [&](int) { st = hc::paged_attention(kv, batch, params, static_cast<float*>(out), ws, ws_bytes, nullptr); }, 20);
   const double gbs = 2.0 * static_cast<double>(pool) / (ms * 1e6);
   std::printf("attn decode %-4s seqs %d ctx %d split %d  %8.1f us  %7.1f GB/s  %5.1f%% of peak%s\n",
               dtype == hearth::KvPrecision::kF16 ? "f16" : "fp8", n_seqs, ctx, split, ms * 1e3, gbs,
@@ -110,18 +273,52 @@ bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx) {
 
 }  // namespace
 
-int main() {
+// `kernels_cuda_bench TYPE ROWS COLS`: that one GEMV shape only, f32 then q8
+// activations (for a profiler run); no arguments: the whole table.
+int main(int argc, char** argv) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
     std::printf("no CUDA device: benchmark skipped\n");
     return 0;
   }
   bool ok = true;
-  const int64_t shapes[][2] = {{4096, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096}};
-  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kQ8_0, GgmlType::kF16}) {
-    for (const auto& s : shapes) ok = bench_gemv(type, s[0], s[1], 1) && ok;
+  using A = hc::GemvActivations;
+  if (argc == 4) {
+    for (const GgmlType t : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kQ8_0}) {
+      if (std::string(argv[1]) != hearth::kernels::type_traits(t)->name) continue;
+      const int64_t rows = std::atoll(argv[2]), cols = std::atoll(argv[3]);
+      ok = bench_gemv(t, rows, cols, 1, A::kF32) && bench_gemv(t, rows, cols, 1, A::kQ8);
+      return ok ? 0 : 1;
+    }
+    std::printf("unknown type %s\n", argv[1]);
+    return 1;
   }
-  for (int t : {2, 4, 8}) ok = bench_gemv(GgmlType::kQ4_K, 14336, 4096, t) && ok;
+  measure_copy();
+  const int64_t shapes[][2] = {{4096, 4096}, {1024, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096}};
+  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kQ8_0}) {
+    for (const auto& s : shapes) {
+      ok = bench_gemv(type, s[0], s[1], 1, A::kF32) && ok;
+      ok = bench_gemv(type, s[0], s[1], 1, A::kQ8) && ok;
+    }
+  }
+  for (GgmlType type : {GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1, GgmlType::kQ5_K}) {
+    ok = bench_gemv(type, 14336, 4096, 1, A::kF32) && ok;
+    ok = bench_gemv(type, 14336, 4096, 1, A::kQ8) && ok;
+  }
+  for (const auto& s : shapes) ok = bench_gemv(GgmlType::kF16, s[0], s[1], 1, A::kF32) && ok;
+  // Prefetch off / on (-1 above: the default), and 1 vs as many resident
+  // blocks as fit; lanes from the row length.
+  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kQ8_0}) {
+    for (const auto& s : shapes) {
+      for (int pf : {0, 1}) ok = bench_gemv(type, s[0], s[1], 1, A::kQ8, 0, 0, pf) && ok;
+    }
+  }
+  for (int pf : {0, 1}) ok = bench_gemv(GgmlType::kQ4_0, 14336, 4096, 1, A::kQ8, 1, 0, pf) && ok;
+  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K}) {
+    ok = bench_fused(type, {4096, 1024, 1024}, 4096) && ok;  // q, k, v
+    ok = bench_fused(type, {14336, 14336}, 4096) && ok;      // gate, up
+  }
+  for (int t : {2, 4, 8}) ok = bench_gemv(GgmlType::kQ4_K, 14336, 4096, t, A::kF32) && ok;
   for (int seqs : {1, 8}) {
     ok = bench_attention(hearth::KvPrecision::kF16, seqs, 4096) && ok;
     ok = bench_attention(hearth::KvPrecision::kFp8E4M3, seqs, 4096) && ok;

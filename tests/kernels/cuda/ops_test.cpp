@@ -31,7 +31,9 @@ void expect_close(const std::vector<float>& a, const std::vector<float>& b, doub
 TEST(CudaRmsnorm, MatchesCpuWithAndWithoutWeight) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   std::mt19937 rng(21);
-  for (int64_t dim : {1, 31, 576, 4096, 5000}) {
+  // 576, 4096, 5000, 8192: the vector kernel (float4s held in registers);
+  // 1, 31, 5002 (not multiples of 4), 9000 (over 8192): the scalar one.
+  for (int64_t dim : {1, 31, 576, 4096, 5000, 5002, 8192, 9000}) {
     for (bool with_weight : {true, false}) {
       SCOPED_TRACE(testing::Message() << "dim=" << dim << " weight=" << with_weight);
       const int64_t rows = std::uniform_int_distribution<int64_t>(1, 9)(rng);
@@ -41,6 +43,8 @@ TEST(CudaRmsnorm, MatchesCpuWithAndWithoutWeight) {
       std::vector<float> ref(x.size());
       kernels::rmsnorm(x.data(), with_weight ? w.data() : nullptr, ref.data(), rows, dim, 1e-5f);
       expect_close(dy.download(), ref, 1e-5, 1e-6);
+      ASSERT_CUDA_OK(rmsnorm(dx.get(), with_weight ? dw.get() : nullptr, dx.get(), rows, dim, 1e-5f, nullptr));
+      expect_close(dx.download(), ref, 1e-5, 1e-6);  // in place (y aliasing x)
     }
   }
 }
@@ -48,17 +52,21 @@ TEST(CudaRmsnorm, MatchesCpuWithAndWithoutWeight) {
 TEST(CudaRmsnorm, FusedResidualAdd) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   std::mt19937 rng(22);
-  const int64_t rows = 5, dim = 2048;
-  const std::vector<float> x = random_floats(rng, rows * dim), delta = random_floats(rng, rows * dim);
-  const std::vector<float> w = random_floats(rng, dim);
-  DeviceBuffer<float> dx(x), dd(delta), dw(w), dy(x.size());
-  ASSERT_CUDA_OK(add_rmsnorm(dx.get(), dd.get(), dw.get(), dy.get(), rows, dim, 1e-6f, nullptr));
-  std::vector<float> sum(x.size()), ref(x.size());
-  for (size_t i = 0; i < x.size(); ++i) sum[i] = x[i] + delta[i];
-  kernels::rmsnorm(sum.data(), w.data(), ref.data(), rows, dim, 1e-6f);
-  expect_close(dx.download(), sum, 0.0, 0.0);  // the residual stream, exactly
-  expect_close(dy.download(), ref, 1e-5, 1e-6);
-  EXPECT_EQ(add_rmsnorm(dx.get(), dd.get(), dw.get(), dx.get(), rows, dim, 1e-6f, nullptr).code, cudaErrorInvalidValue);
+  for (const int64_t dim : {2048, 2050}) {  // vector and scalar kernels
+    SCOPED_TRACE(testing::Message() << "dim=" << dim);
+    const int64_t rows = 5;
+    const std::vector<float> x = random_floats(rng, rows * dim), delta = random_floats(rng, rows * dim);
+    const std::vector<float> w = random_floats(rng, dim);
+    DeviceBuffer<float> dx(x), dd(delta), dw(w), dy(x.size());
+    ASSERT_CUDA_OK(add_rmsnorm(dx.get(), dd.get(), dw.get(), dy.get(), rows, dim, 1e-6f, nullptr));
+    std::vector<float> sum(x.size()), ref(x.size());
+    for (size_t i = 0; i < x.size(); ++i) sum[i] = x[i] + delta[i];
+    kernels::rmsnorm(sum.data(), w.data(), ref.data(), rows, dim, 1e-6f);
+    expect_close(dx.download(), sum, 0.0, 0.0);  // the residual stream, exactly
+    expect_close(dy.download(), ref, 1e-5, 1e-6);
+    EXPECT_EQ(add_rmsnorm(dx.get(), dd.get(), dw.get(), dx.get(), rows, dim, 1e-6f, nullptr).code,
+              cudaErrorInvalidValue);
+  }
 }
 
 // Angles are bit-identical to the CPU's; sin/cos within 2 ulp: 1e-5 relative

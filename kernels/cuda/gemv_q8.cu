@@ -1,0 +1,573 @@
+// One-token GEMV with 8-bit activations and integer dot products.
+//
+// Shape of the work. A thread's item is a "chunk": 256 consecutive elements of
+// one row, i.e. 8 legacy blocks (Q4_0 144 bytes, Q4_1 160, Q5_0 176, Q5_1 192,
+// Q8_0 272) or one K super-block (Q4_K 144, Q5_K 176): a whole number of
+// 16-byte words, so a thread reads its chunk with 16-byte loads, all issued
+// before it uses any (9-17 loads in flight per thread), and by default the
+// next item's loads are issued before the current one is computed (Q6_K's
+// 210-byte super-blocks: see Q8Type<kQ6_K>). L lanes (8, 16 or 32,
+// from the chunks per row) share a row and take its chunks j, j + L, ...; a
+// block of 256 threads covers 256 / L rows per group and loops over groups
+// (grid-stride), so the activation prologue below is paid once per block.
+//
+// Activations. Each block first quantizes x (f32, from L2/L1) into shared
+// memory: per unit of 32 values d = amax / 127, codes q = rint(x 127 / amax),
+// and s = d sum(q). A unit's contribution is then
+//   d_w (d_x sum(q_w q_x)) + off_w s_x
+// with sum(q_w q_x) exact in int32 (dp4a) and off_w the weight value of
+// code 0 (Q4_0 -8 d, Q5_0 -16 d, Q4_1/Q5_1 m, K-quants -dmin m_j, Q8_0 0):
+// exactly the dequantized weights dotted with the quantized activations (up
+// to f32 rounding). The first item's weight loads are issued before the
+// prologue, so their latency overlaps it.
+//
+// Shared layout: chunk c's codes at word 68 c (272 bytes: 256 + 16 of pad, so
+// 8 lanes reading 8 consecutive chunks hit 8 distinct 16-byte bank groups),
+// unit u's (d, s) at float2 9 (u / 8) + u % 8 (likewise conflict-free).
+//
+// Order: a row's sum is each lane's chunks in order, then a fixed xor tree
+// over its L lanes: the result depends neither on the grid size, nor on
+// prefetching, nor on which other matrices share the launch (gemv_fused runs
+// up to 3 matrices of one type and width as one set of concatenated rows).
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
+
+#include "kernels/cuda/dequant_unit.cuh"
+#include "kernels/cuda/gemv_q8.h"
+
+namespace hearth::kernels::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kChunkElems = 256;
+constexpr int kXWordsPerChunk = 68;  // 256 code bytes + 16 bytes of pad, in words
+constexpr int kDsPerChunk = 9;       // 8 units' (d, s) + 1 of pad
+constexpr int kSmemPerChunk = 4 * kXWordsPerChunk + 8 * kDsPerChunk;
+constexpr bool kPrefetchDefault = true;  // measured: see docs/perf-notes.md
+constexpr int kMaxChunks = 112;          // 28672 columns: <= 46 KB of shared memory (48 KB without opt-in)
+
+template <int NV>
+struct Chunk {
+  uint4 v[NV];
+
+  // Word i (compile-time after unrolling: the array stays in registers).
+  __device__ __forceinline__ uint32_t word(int i) const {
+    const uint4& q = v[i / 4];
+    return i % 4 == 0 ? q.x : i % 4 == 1 ? q.y : i % 4 == 2 ? q.z : q.w;
+  }
+  // The little-endian 32 bits at even byte offset o.
+  __device__ __forceinline__ uint32_t at(int o) const {
+    return o % 4 == 0 ? word(o / 4) : __byte_perm(word(o / 4), word(o / 4 + 1), 0x5432);
+  }
+  __device__ __forceinline__ float half_at(int o) const {
+    return half_bits_to_float(static_cast<uint16_t>(word(o / 4) >> (8 * (o % 4))));
+  }
+};
+
+template <int NV>
+__device__ __forceinline__ Chunk<NV> load_chunk(const uint8_t* p) {
+  Chunk<NV> c;
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+#pragma unroll
+  for (int i = 0; i < NV; ++i) c.v[i] = __ldg(q + i);
+  return c;
+}
+
+// Unit b of a chunk: its 8 code words and (d, s).
+struct XUnit {
+  int w[8];
+  float2 ds;
+};
+
+__device__ __forceinline__ XUnit x_unit(const uint32_t* xq, const float2* ds, int b) {
+  const uint4* p = reinterpret_cast<const uint4*>(xq + 8 * b);
+  const uint4 lo = p[0], hi = p[1];
+  XUnit u;
+  u.w[0] = static_cast<int>(lo.x), u.w[1] = static_cast<int>(lo.y), u.w[2] = static_cast<int>(lo.z);
+  u.w[3] = static_cast<int>(lo.w), u.w[4] = static_cast<int>(hi.x), u.w[5] = static_cast<int>(hi.y);
+  u.w[6] = static_cast<int>(hi.z), u.w[7] = static_cast<int>(hi.w);
+  u.ds = ds[b];
+  return u;
+}
+
+// Bits 0..3 of `four` moved to bit 4 of bytes 0..3 (the legacy 5th bits).
+__device__ __forceinline__ uint32_t fifth_bits(uint32_t four) {
+  return (((four & 15u) * 0x00204081u) & 0x01010101u) << 4;
+}
+
+// Legacy types: a block's byte layout and its contribution given the dot of
+// its 32 codes (0..15 / 0..31 unsigned, Q8_0 signed) with the activation codes.
+template <GgmlType T>
+struct Legacy;
+
+template <>
+struct Legacy<GgmlType::kQ4_0> {
+  static constexpr int kBytes = 18, kQs = 2, kQh = -1;
+  template <int NV>
+  static __device__ __forceinline__ float term(const Chunk<NV>& c, int o, int sumi, float2 ds) {
+    return c.half_at(o) * fmaf(ds.x, static_cast<float>(sumi), -8.0f * ds.y);
+  }
+};
+
+template <>
+struct Legacy<GgmlType::kQ4_1> {
+  static constexpr int kBytes = 20, kQs = 4, kQh = -1;
+  template <int NV>
+  static __device__ __forceinline__ float term(const Chunk<NV>& c, int o, int sumi, float2 ds) {
+    return fmaf(c.half_at(o) * ds.x, static_cast<float>(sumi), c.half_at(o + 2) * ds.y);
+  }
+};
+
+template <>
+struct Legacy<GgmlType::kQ5_0> {
+  static constexpr int kBytes = 22, kQs = 6, kQh = 2;
+  template <int NV>
+  static __device__ __forceinline__ float term(const Chunk<NV>& c, int o, int sumi, float2 ds) {
+    return c.half_at(o) * fmaf(ds.x, static_cast<float>(sumi), -16.0f * ds.y);
+  }
+};
+
+template <>
+struct Legacy<GgmlType::kQ5_1> {
+  static constexpr int kBytes = 24, kQs = 8, kQh = 4;
+  template <int NV>
+  static __device__ __forceinline__ float term(const Chunk<NV>& c, int o, int sumi, float2 ds) {
+    return fmaf(c.half_at(o) * ds.x, static_cast<float>(sumi), c.half_at(o + 2) * ds.y);
+  }
+};
+
+template <>
+struct Legacy<GgmlType::kQ8_0> {
+  static constexpr int kBytes = 34, kQs = 2;  // signed codes, no 5th bits
+  template <int NV>
+  static __device__ __forceinline__ float term(const Chunk<NV>& c, int o, int sumi, float2 ds) {
+    return c.half_at(o) * (ds.x * static_cast<float>(sumi));
+  }
+};
+
+// The 8 blocks of a legacy chunk, in order.
+template <GgmlType T, int NV>
+__device__ __forceinline__ float legacy_chunk_dot(const Chunk<NV>& c, const uint32_t* xq, const float2* ds) {
+  using B = Legacy<T>;
+  float acc = 0.0f;
+#pragma unroll
+  for (int b = 0; b < 8; ++b) {
+    const XUnit x = x_unit(xq, ds, b);
+    const int o = B::kBytes * b;
+    int sumi = 0;
+    if constexpr (T == GgmlType::kQ8_0) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) sumi = __dp4a(static_cast<int>(c.at(o + B::kQs + 4 * i)), x.w[i], sumi);
+    } else {
+      const uint32_t qh = B::kQh >= 0 ? c.at(o + (B::kQh >= 0 ? B::kQh : 0)) : 0u;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const uint32_t q = c.at(o + B::kQs + 4 * i);
+        uint32_t lo = q & 0x0f0f0f0fu, hi = (q >> 4) & 0x0f0f0f0fu;  // elements 4i.., 16 + 4i..
+        if constexpr (B::kQh >= 0) {
+          lo |= fifth_bits(qh >> (4 * i));
+          hi |= fifth_bits(qh >> (16 + 4 * i));
+        }
+        sumi = __dp4a(static_cast<int>(lo), x.w[i], sumi);
+        sumi = __dp4a(static_cast<int>(hi), x.w[4 + i], sumi);
+      }
+    }
+    acc += B::term(c, o, sumi, x.ds);
+  }
+  return acc;
+}
+
+// Q4_K / Q5_K super-block: d, dmin (word 0), 12 scale bytes (words 1-3),
+// Q5_K's qh (words 4-11), qs. Sub-block j: codes of word i are nibble j & 1
+// of qs word 8 (j / 2) + i (elements 4i..4i+3), Q5_K's 5th bits bit j of
+// each byte of qh word i. Contribution d sum_j sc_j d_x sumi_j - dmin sum_j m_j s_x.
+template <bool kFive, int NV>
+__device__ __forceinline__ float k_chunk_dot(const Chunk<NV>& c, const uint32_t* xq, const float2* ds) {
+  constexpr int kQsWord = kFive ? 12 : 4;
+  const uint32_t dd = c.word(0);
+  const uint32_t s0 = c.word(1), s1 = c.word(2), s2 = c.word(3);
+  float a = 0.0f, m = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    uint32_t isc = 0, imn = 0;
+    k_scale_min_words(s0, s1, s2, j, &isc, &imn);
+    const XUnit x = x_unit(xq, ds, j);
+    int sumi = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      uint32_t q = (c.word(kQsWord + 8 * (j / 2) + i) >> (4 * (j & 1))) & 0x0f0f0f0fu;
+      if constexpr (kFive) q |= ((c.word(4 + i) >> j) & 0x01010101u) << 4;
+      sumi = __dp4a(static_cast<int>(q), x.w[i], sumi);
+    }
+    a = fmaf(x.ds.x, static_cast<float>(sumi * static_cast<int>(isc)), a);  // exact: |sumi sc| < 2^23
+    m = fmaf(x.ds.y, static_cast<float>(imn), m);
+  }
+  const float d = half_bits_to_float(static_cast<uint16_t>(dd & 0xffffu));
+  const float dmin = half_bits_to_float(static_cast<uint16_t>(dd >> 16));
+  return fmaf(d, a, -dmin * m);
+}
+
+template <GgmlType T>
+constexpr int chunk_bytes() {
+  if constexpr (T == GgmlType::kQ4_K) {
+    return 144;
+  } else if constexpr (T == GgmlType::kQ5_K) {
+    return 176;
+  } else {
+    return 8 * Legacy<T>::kBytes;
+  }
+}
+
+// Q8Type<T>: a thread's item (Item), its load from a row (load), its dot
+// with the chunk's activations (dot); kHalves: the dot needs the code sums
+// per 16 values (hs); kItemRegs: the item's registers (the kernel's
+// occupancy target without prefetch depends on it).
+template <GgmlType T>
+struct Q8Type {
+  static constexpr bool kK = T == GgmlType::kQ4_K || T == GgmlType::kQ5_K;
+  static constexpr int kChunkBytes = chunk_bytes<T>();
+  static constexpr int kNV = kChunkBytes / 16;
+  static constexpr bool kHalves = false;
+  static constexpr int kItemRegs = 4 * kNV;
+  static_assert(kChunkBytes % 16 == 0, "a chunk is whole 16-byte words");
+  using Item = Chunk<kNV>;
+
+  static __device__ __forceinline__ Item load(const uint8_t* row, int c, int, bool) {
+    return load_chunk<kNV>(row + static_cast<size_t>(c) * kChunkBytes);
+  }
+  static __device__ __forceinline__ float dot(const Item& c, const uint32_t* xq, const float2* ds, const int2*) {
+    if constexpr (kK) {
+      return k_chunk_dot<T == GgmlType::kQ5_K>(c, xq, ds);
+    } else {
+      return legacy_chunk_dot<T>(c, xq, ds);
+    }
+  }
+};
+
+// Q6_K: 210-byte super-blocks, so a chunk (one super-block) starts at byte
+// 210 c = 2 c (mod 16) of a 16-byte aligned row. The thread loads the 14
+// aligned words of 16 bytes around it (224 bytes) and shifts the window by
+// o = 2 c mod 16 bytes in registers (two word selects and a byte permute per
+// word). The window never leaves the row: gemv_q8_applies requires 16-byte
+// rows, i.e. super-blocks per row a multiple of 8, so the last one has o = 14
+// and its window ends with it.
+// Layout (Unit<kQ6_K>): unit j = 4 h + k, element l: low 4 bits nibble k / 2
+// of ql[64 h + 32 (k & 1) + l], high 2 bits 2k.. of qh[32 h + l], int8 scale
+// scales[8 h + 2 k + l / 16], y = d sc (q - 32): per 16 values
+// sc (sum(q q_x) - 32 sum(q_x)), the code sums coming from hs.
+struct Q6Item {
+  uint4 raw[14];
+  int o;  // the super-block's first byte in raw
+};
+
+template <>
+struct Q8Type<GgmlType::kQ6_K> {
+  static constexpr int kChunkBytes = 210;
+  static constexpr bool kHalves = true;
+  static constexpr int kItemRegs = 57;
+  using Item = Q6Item;
+
+  static __device__ __forceinline__ Item load(const uint8_t* row, int c, int, bool) {
+    Item it;
+    it.o = (2 * c) & 15;
+    const uint8_t* a = row + static_cast<size_t>(c) * kChunkBytes - it.o;
+    const uint4* p = reinterpret_cast<const uint4*>(a);
+#pragma unroll
+    for (int i = 0; i < 13; ++i) it.raw[i] = __ldg(p + i);
+    it.raw[13] = __ldg(p + 13);
+    return it;
+  }
+
+  static __device__ __forceinline__ float dot(const Item& it, const uint32_t* xq, const float2* ds, const int2* hs) {
+    uint32_t u[56];
+#pragma unroll
+    for (int i = 0; i < 14; ++i) {
+      u[4 * i] = it.raw[i].x, u[4 * i + 1] = it.raw[i].y, u[4 * i + 2] = it.raw[i].z, u[4 * i + 3] = it.raw[i].w;
+    }
+    const bool by8 = (it.o & 8) != 0, by4 = (it.o & 4) != 0;
+    const unsigned sel = (it.o & 2) != 0 ? 0x5432u : 0x3210u;
+#pragma unroll
+    for (int i = 0; i < 54; ++i) u[i] = by8 ? u[i + 2] : u[i];
+#pragma unroll
+    for (int i = 0; i < 53; ++i) u[i] = by4 ? u[i + 1] : u[i];
+#pragma unroll
+    for (int i = 0; i < 53; ++i) u[i] = __byte_perm(u[i], u[i + 1], sel);
+    // u[0..31] ql, u[32..47] qh, u[48..51] scales, u[52] & 0xffff d.
+    float a = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const int h = j / 4, k = j % 4;
+      const XUnit x = x_unit(xq, ds, j);
+      int sumi[2] = {0, 0};
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const uint32_t lo = (u[16 * h + 8 * (k & 1) + i] >> (4 * (k / 2))) & 0x0f0f0f0fu;
+        const uint32_t hi = (u[32 + 8 * h + i] >> (2 * k)) & 0x03030303u;
+        sumi[i / 4] = __dp4a(static_cast<int>(lo | (hi << 4)), x.w[i], sumi[i / 4]);
+      }
+      const int2 qs = hs[j];
+      const int sb = 8 * h + 2 * k;  // scale byte of the first 16 values
+      const int sc0 = static_cast<int8_t>(u[48 + sb / 4] >> (8 * (sb % 4)));
+      const int sc1 = static_cast<int8_t>(u[48 + sb / 4] >> (8 * (sb % 4 + 1)));
+      // exact in f32: |sc (sumi - 32 qs)| <= 128 * 16 * 127 * 32 per half, < 2^24 for the two
+      a = fmaf(x.ds.x, static_cast<float>(sc0 * (sumi[0] - 32 * qs.x) + sc1 * (sumi[1] - 32 * qs.y)), a);
+    }
+    return half_bits_to_float(static_cast<uint16_t>(u[52] & 0xffffu)) * a;
+  }
+};
+
+// One unit's 4 values of this lane (8 lanes per unit) to codes in xq and,
+// from lane m == 0, (d, d * sum of the unit's codes) in ds. The sum is of the
+// codes, not of x: the unit's term is then exactly the dot of the weights
+// with the quantized values, so a weight offset beta (Q4_0's -8 d) adds
+// beta * sum(x - xhat), a zero-mean error, instead of the coherent
+// (w - beta) * (x - xhat) that exact sums would leave (measured: 2-4% vs 0.7%
+// relative error on random rows).
+template <bool kHalves>
+__device__ __forceinline__ void quantize_unit(float4 v, int u, int m, uint32_t* xq, float2* ds, int2* hs) {
+  float amax = fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));
+#pragma unroll
+  for (int off = 1; off < 8; off *= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, off));
+  const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+  const int q0 = __float2int_rn(v.x * id), q1 = __float2int_rn(v.y * id);
+  const int q2 = __float2int_rn(v.z * id), q3 = __float2int_rn(v.w * id);
+  int qsum = (q0 + q1) + (q2 + q3);
+  qsum += __shfl_xor_sync(0xffffffffu, qsum, 1);
+  qsum += __shfl_xor_sync(0xffffffffu, qsum, 2);
+  const int half = qsum;  // lanes 0-3: values 0..15, lanes 4-7: 16..31
+  qsum += __shfl_xor_sync(0xffffffffu, qsum, 4);
+  xq[(u / 8) * kXWordsPerChunk + (u % 8) * 8 + m] =
+      (static_cast<uint32_t>(q0) & 0xffu) | ((static_cast<uint32_t>(q1) & 0xffu) << 8) |
+      ((static_cast<uint32_t>(q2) & 0xffu) << 16) | (static_cast<uint32_t>(q3) << 24);
+  if (m == 0) {
+    const float d = amax / 127.0f;
+    ds[(u / 8) * kDsPerChunk + u % 8] = make_float2(d, d * static_cast<float>(qsum));
+    if constexpr (kHalves) hs[(u / 8) * kDsPerChunk + u % 8] = make_int2(half, qsum - half);
+  }
+}
+
+// x (chunks * 256 f32) to codes and (d, s) in shared memory. Thread t takes
+// units t / 8 + 32 p (4 values each); the loads of up to 8 units are issued
+// before any is used (one L2 round trip per 8 units, not per unit). Whole
+// warps stay in each step (units is a multiple of 8, a warp spans 4 units).
+template <bool kHalves>
+__device__ __forceinline__ void quantize_x(const float* __restrict__ x, int chunks, uint32_t* xq, float2* ds,
+                                           int2* hs) {
+  constexpr int kStride = kThreads / 8, kBatch = 8;
+  const int units = chunks * 8, m = static_cast<int>(threadIdx.x) % 8;
+  const float4* xv = reinterpret_cast<const float4*>(x);
+  for (int u0 = static_cast<int>(threadIdx.x) / 8; u0 < units; u0 += kBatch * kStride) {
+    float4 v[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int u = u0 + b * kStride;
+      v[b] = u < units ? __ldg(xv + 8 * u + m) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      if (u0 + b * kStride < units) quantize_unit<kHalves>(v[b], u0 + b * kStride, m, xq, ds, hs);
+    }
+  }
+}
+
+// Resident blocks the kernel is compiled for: kPf (the next item loaded
+// before the current one is used: twice the item's registers) leaves that to
+// the compiler (0: no bound); without it, 3 blocks (85 registers) where the
+// item is small.
+template <GgmlType T, bool kPf>
+constexpr int min_blocks() {
+  return kPf ? 0 : Q8Type<T>::kItemRegs <= 40 ? 3 : 2;
+}
+
+// Up to kMaxFused matrices of one type and width, their rows concatenated
+// (q, k and v of one token; gate and up): one launch, one activation prologue.
+struct Q8Mat {
+  const uint8_t* w;
+  size_t stride;
+  int64_t rows;
+  const float* bias;
+  const float* residual;
+  float* y;
+};
+
+struct Q8Mats {
+  Q8Mat m[kMaxFused];
+  int count;
+  int64_t rows;  // all matrices' rows
+};
+
+// Matrix k and its row for concatenated row r (< mats.rows).
+__device__ __forceinline__ int matrix_of(const Q8Mats& mats, int64_t* r) {
+  int k = 0;
+#pragma unroll
+  for (int i = 0; i + 1 < kMaxFused; ++i) {
+    if (k + 1 < mats.count && *r >= mats.m[k].rows) *r -= mats.m[k++].rows;
+  }
+  return k;
+}
+
+template <GgmlType T, int L, bool kPf>
+__global__ void __launch_bounds__(kThreads, min_blocks<T, kPf>())
+    gemv_q8_kernel(const Q8Mats mats, int chunks, const float* __restrict__ x) {
+  using Tr = Q8Type<T>;
+  using Item = typename Tr::Item;
+  constexpr int kRowsPerGroup = kThreads / L;
+  extern __shared__ uint4 smem[];
+  uint32_t* xq = reinterpret_cast<uint32_t*>(smem);
+  float2* ds = reinterpret_cast<float2*>(xq + chunks * kXWordsPerChunk);
+  int2* hs = reinterpret_cast<int2*>(ds + chunks * kDsPerChunk);  // Tr::kHalves only
+  const int j = static_cast<int>(threadIdx.x) % L, sub = static_cast<int>(threadIdx.x) / L;
+  const int64_t groups = (mats.rows + kRowsPerGroup - 1) / kRowsPerGroup;
+  // Item (group g, chunk c) of this thread's row; clamped into the matrices
+  // (a clamped item is loaded, never used).
+  const auto item = [&](int64_t g, int c) {
+    int64_t row = min(g * kRowsPerGroup + sub, mats.rows - 1);
+    const Q8Mat& m = mats.m[matrix_of(mats, &row)];
+    return Tr::load(m.w + static_cast<size_t>(row) * m.stride, min(c, chunks - 1), chunks, false);
+  };
+  int64_t g = blockIdx.x;
+  Item cur = item(g, j);
+  quantize_x<Tr::kHalves>(x, chunks, xq, ds, hs);
+  __syncthreads();
+  for (; g < groups; g += gridDim.x) {
+    float acc = 0.0f;
+    for (int c = j; c < chunks; c += L) {
+      if constexpr (kPf) {
+        const bool last = c + L >= chunks;
+        const int64_t ng = last ? (g + gridDim.x < groups ? g + gridDim.x : g) : g;
+        const Item nxt = item(ng, last ? j : c + L);
+        acc += Tr::dot(cur, xq + c * kXWordsPerChunk, ds + c * kDsPerChunk, hs + c * kDsPerChunk);
+        cur = nxt;
+      } else {
+        if (c != j || g != blockIdx.x) cur = item(g, c);
+        acc += Tr::dot(cur, xq + c * kXWordsPerChunk, ds + c * kDsPerChunk, hs + c * kDsPerChunk);
+      }
+    }
+#pragma unroll
+    for (int off = L / 2; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+    int64_t row = g * kRowsPerGroup + sub;
+    if (j == 0 && row < mats.rows) {
+      const Q8Mat& m = mats.m[matrix_of(mats, &row)];
+      if (m.bias != nullptr) acc += m.bias[row];
+      if (m.residual != nullptr) acc += m.residual[row];
+      m.y[row] = acc;
+    }
+  }
+}
+
+template <GgmlType T, int L, bool kPf>
+Status launch_q8(const Q8Mats& mats, int64_t cols, const float* x, cudaStream_t stream, int blocks_per_sm) {
+  const auto kernel = gemv_q8_kernel<T, L, kPf>;
+  const int chunks = static_cast<int>(cols / kChunkElems);
+  const size_t smem = static_cast<size_t>(chunks) * (kSmemPerChunk + (Q8Type<T>::kHalves ? 8 * kDsPerChunk : 0));
+  // Resident blocks per multiprocessor for this shared size, cached (a stale
+  // pair from a racing thread only changes the grid size, never the result).
+  static std::atomic<long long> cache{-1};
+  long long c = cache.load(std::memory_order_relaxed);
+  int fit = 0;
+  if (c >= 0 && static_cast<size_t>(c >> 8) == smem) {
+    fit = static_cast<int>(c & 0xff);
+  } else {
+    HEARTH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, kThreads, smem));
+    cache.store(static_cast<long long>(smem) << 8 | std::min(fit, 255), std::memory_order_relaxed);
+  }
+  static std::atomic<int> sm_count{0};
+  int sms = sm_count.load(std::memory_order_relaxed);
+  if (sms == 0) {
+    int dev = 0;
+    HEARTH_CUDA_CHECK(cudaGetDevice(&dev));
+    HEARTH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    sm_count.store(sms, std::memory_order_relaxed);
+  }
+  const int per_sm = std::max(1, blocks_per_sm > 0 ? std::min(blocks_per_sm, fit) : fit);
+  const int64_t groups = (mats.rows + kThreads / L - 1) / (kThreads / L);
+  // As few blocks as give every block the same number of groups as the
+  // fullest one would have anyway: fewer activation prologues, same finish.
+  const int64_t per_block = (groups + static_cast<int64_t>(per_sm) * sms - 1) / (static_cast<int64_t>(per_sm) * sms);
+  const auto grid = static_cast<unsigned>((groups + per_block - 1) / per_block);
+  kernel<<<grid, kThreads, smem, stream>>>(mats, chunks, x);
+  return check_launch("gemv_q8_kernel");
+}
+
+// Prefetch: the option, else HEARTH_CUDA_GEMV_PREFETCH (0 / 1, a tuning
+// knob for A/B runs), else the default.
+bool prefetch_on(const GemvOptions& opt) {
+  if (opt.q8_prefetch >= 0) return opt.q8_prefetch != 0;
+  static const int env = [] {
+    const char* v = std::getenv("HEARTH_CUDA_GEMV_PREFETCH");
+    return v == nullptr ? -1 : std::atoi(v);
+  }();
+  return env >= 0 ? env != 0 : kPrefetchDefault;
+}
+
+// L: `lanes` if given, else the chunks per row rounded up to a power of two, 8..32.
+template <GgmlType T>
+Status launch_q8_lanes(const Q8Mats& mats, int64_t cols, const float* x, cudaStream_t stream, const GemvOptions& opt) {
+  const int64_t chunks = cols / kChunkElems;
+  const int lanes = opt.q8_lanes > 0 ? opt.q8_lanes : chunks > 16 ? 32 : chunks > 8 ? 16 : 8;
+  const int b = opt.q8_blocks_per_sm;
+  if (prefetch_on(opt)) {
+    if (lanes >= 32) return launch_q8<T, 32, true>(mats, cols, x, stream, b);
+    if (lanes >= 16) return launch_q8<T, 16, true>(mats, cols, x, stream, b);
+    return launch_q8<T, 8, true>(mats, cols, x, stream, b);
+  }
+  if (lanes >= 32) return launch_q8<T, 32, false>(mats, cols, x, stream, b);
+  if (lanes >= 16) return launch_q8<T, 16, false>(mats, cols, x, stream, b);
+  return launch_q8<T, 8, false>(mats, cols, x, stream, b);
+}
+
+}  // namespace
+
+bool gemv_q8_applies(const DeviceMatrix& w, int n_tokens) {
+  switch (w.type) {
+    case GgmlType::kQ4_0:
+    case GgmlType::kQ4_1:
+    case GgmlType::kQ5_0:
+    case GgmlType::kQ5_1:
+    case GgmlType::kQ8_0:
+    case GgmlType::kQ4_K:
+    case GgmlType::kQ5_K:
+    case GgmlType::kQ6_K:
+      break;
+    default:
+      return false;
+  }
+  return n_tokens == 1 && w.cols % kChunkElems == 0 && w.cols / kChunkElems <= kMaxChunks && w.row_stride % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(w.data) % 16 == 0;
+}
+
+Status gemv_q8(const GemvOutput* outs, int n, const float* x, cudaStream_t stream, const GemvOptions& options) {
+  HEARTH_CUDA_REQUIRE(n >= 1 && n <= kMaxFused);
+  Q8Mats mats{};
+  mats.count = n;
+  for (int i = 0; i < n; ++i) {
+    const DeviceMatrix& w = *outs[i].w;
+    HEARTH_CUDA_REQUIRE(gemv_q8_applies(w, 1) && w.type == outs[0].w->type && w.cols == outs[0].w->cols);
+    mats.m[i] = Q8Mat{static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, outs[i].epilogue.bias,
+                      outs[i].epilogue.residual,           outs[i].y};
+    mats.rows += w.rows;
+  }
+  const int64_t cols = outs[0].w->cols;
+  switch (outs[0].w->type) {
+    case GgmlType::kQ4_0:
+      return launch_q8_lanes<GgmlType::kQ4_0>(mats, cols, x, stream, options);
+    case GgmlType::kQ4_1:
+      return launch_q8_lanes<GgmlType::kQ4_1>(mats, cols, x, stream, options);
+    case GgmlType::kQ5_0:
+      return launch_q8_lanes<GgmlType::kQ5_0>(mats, cols, x, stream, options);
+    case GgmlType::kQ5_1:
+      return launch_q8_lanes<GgmlType::kQ5_1>(mats, cols, x, stream, options);
+    case GgmlType::kQ8_0:
+      return launch_q8_lanes<GgmlType::kQ8_0>(mats, cols, x, stream, options);
+    case GgmlType::kQ4_K:
+      return launch_q8_lanes<GgmlType::kQ4_K>(mats, cols, x, stream, options);
+    case GgmlType::kQ6_K:
+      return launch_q8_lanes<GgmlType::kQ6_K>(mats, cols, x, stream, options);
+    default:
+      return launch_q8_lanes<GgmlType::kQ5_K>(mats, cols, x, stream, options);
+  }
+}
+
+}  // namespace hearth::kernels::cuda

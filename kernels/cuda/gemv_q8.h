@@ -1,0 +1,16 @@
+// Internal to kernels/cuda: the 8-bit-activation GEMV of one token (gemv.h
+// documents the arithmetic; gemv() chooses it).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/cuda/gemv.h"
+
+namespace hearth::kernels::cuda {
+
+// y_i = W_i x for one token and n (1..kMaxFused) matrices of one type and
+// width, x quantized once in the kernel; one launch. Requires
+// gemv_q8_applies(W_i, 1) and validated matrices; options' q8 tuning fields.
+Status gemv_q8(const GemvOutput* outs, int n, const float* x, cudaStream_t stream, const GemvOptions& options);
+
+}  // namespace hearth::kernels::cuda

@@ -1,0 +1,261 @@
+// The one-token GEMV with 8-bit activations (GemvActivations::kQ8) against a
+// scalar reference that quantizes x the same way on the host, every type the
+// path takes, random shapes; and its distance from the exact f32 product.
+// Outputs are poisoned with NaN beforehand (DeviceBuffer).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <utility>
+
+#include "cuda_test_util.h"
+#include "kernels/cuda/gemv.h"
+#include "quant_matrix.h"
+
+namespace hearth::kernels::cuda::test {
+namespace {
+
+const std::vector<GgmlType>& q8_types() {
+  static const std::vector<GgmlType> t = {GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,
+                                          GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K};
+  return t;
+}
+
+// The kernel's activation quantization, in the same f32 operations: per 32
+// values d = amax / 127, q = rint(x * (127 / amax)).
+struct QuantX {
+  std::vector<int> q;
+  std::vector<double> d;  // per unit
+};
+
+QuantX quantize_x(const std::vector<float>& x) {
+  QuantX out;
+  out.q.resize(x.size());
+  for (size_t u = 0; u < x.size() / 32; ++u) {
+    float amax = 0.0f;
+    for (size_t i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[32 * u + i]));
+    const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+    for (size_t i = 0; i < 32; ++i) out.q[32 * u + i] = static_cast<int>(std::nearbyint(x[32 * u + i] * id));
+    out.d.push_back(static_cast<double>(amax / 127.0f));
+  }
+  return out;
+}
+
+struct Reference {
+  std::vector<double> y, mag, exact;
+};
+
+// y[r] = sum_c w_c d_u(c) q_c: the CPU-dequantized weights dotted in double
+// with the quantized activations; mag = sum |w_c d q_c| bounds the f32
+// rounding; exact = the f32-activation product.
+Reference reference(const HostMatrix& m, const std::vector<float>& x) {
+  const QuantX qx = quantize_x(x);
+  Reference ref;
+  for (int64_t r = 0; r < m.rows; ++r) {
+    double y = 0.0, mag = 0.0, exact = 0.0;
+    for (int64_t c = 0; c < m.cols; ++c) {
+      const double w = m.values[r * m.cols + c], xhat = qx.d[c / 32] * qx.q[c];
+      y += w * xhat;
+      mag += std::fabs(w * xhat);
+      exact += w * x[c];
+    }
+    ref.y.push_back(y), ref.mag.push_back(mag), ref.exact.push_back(exact);
+  }
+  return ref;
+}
+
+// Runs the kQ8 path and returns y (poisoned before; bias/residual optional).
+std::vector<float> run_q8(const HostMatrix& m, const std::vector<float>& x, const std::vector<float>* bias,
+                          const std::vector<float>* resid, int blocks_per_sm, int lanes = 0, int prefetch = -1) {
+  DeviceBuffer<uint8_t> dw(m.bytes);
+  DeviceBuffer<float> dx(x), dy(static_cast<size_t>(m.rows));
+  DeviceBuffer<float> dbias(bias != nullptr ? *bias : std::vector<float>(1));
+  GemvEpilogue ep;
+  if (bias != nullptr) {
+    dy.upload(*resid);  // the residual is the output itself (aliasing allowed)
+    ep.bias = dbias.get();
+    ep.residual = dy.get();
+  }
+  const DeviceMatrix dm{m.type, dw.get(), m.rows, m.cols, m.stride};
+  EXPECT_TRUE(gemv_q8_applies(dm, 1));
+  GemvOptions opt;
+  opt.activations = GemvActivations::kQ8;
+  opt.q8_blocks_per_sm = blocks_per_sm;
+  opt.q8_lanes = lanes;
+  opt.q8_prefetch = prefetch;
+  const Status st = gemv(opt, dm, dx.get(), 1, dy.get(), nullptr, ep);
+  EXPECT_TRUE(st.ok()) << describe(st);
+  return dy.download();
+}
+
+// Tolerance against the quantized reference: 2e-5 of sum |w x| (f32
+// rounding of the unit terms and their sums; the integer dots are exact; one
+// activation code off by one would cost about 1/127 of a |w x| term, ~1e-4 of
+// the sum at these sizes). Against the exact product: relative L2 over the
+// rows <= 1.5e-2 (8-bit codes: ~1/254 of a unit's largest value per element;
+// 0.6-0.7% measured with Q8_0 weights on these Gaussian inputs with 4x outliers).
+void check_q8(std::mt19937& rng, GgmlType type, int64_t rows, int64_t cols, size_t pad, bool epilogue, int lanes = 0) {
+  SCOPED_TRACE(testing::Message() << type_traits(type)->name << " rows=" << rows << " cols=" << cols << " pad=" << pad
+                                  << " epilogue=" << epilogue);
+  const HostMatrix m = make_matrix(rng, type, rows, cols, pad);
+  const std::vector<float> x = random_floats(rng, cols);
+  const std::vector<float> bias = random_floats(rng, rows), resid = random_floats(rng, rows);
+  const std::vector<float> y = run_q8(m, x, epilogue ? &bias : nullptr, epilogue ? &resid : nullptr, 0, lanes);
+  const Reference ref = reference(m, x);
+  double num = 0.0, den = 0.0;
+  for (int64_t r = 0; r < rows; ++r) {
+    ASSERT_TRUE(std::isfinite(y[r])) << "row " << r << " unwritten or not finite";
+    const double extra = epilogue ? static_cast<double>(bias[r]) + resid[r] : 0.0;
+    ASSERT_LE(std::fabs(y[r] - extra - ref.y[r]), 2e-5 * ref.mag[r] + 1e-5) << "row " << r;
+    num += (y[r] - extra - ref.exact[r]) * (y[r] - extra - ref.exact[r]);
+    den += ref.exact[r] * ref.exact[r];
+  }
+  const double rel = std::sqrt(num / den);
+  EXPECT_LE(rel, 1.5e-2) << "distance from the f32-activation product";
+  std::printf("q8 rel_l2_vs_exact %s %lld x %lld: %.3e\n", type_traits(type)->name, static_cast<long long>(rows),
+              static_cast<long long>(cols), rel);
+}
+
+TEST(CudaGemvQ8, EveryTypeRandomShapes) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(4321);
+  for (GgmlType type : q8_types()) {
+    for (int trial = 0; trial < 5; ++trial) {
+      const int64_t rows = std::uniform_int_distribution<int64_t>(1, 700)(rng);
+      // 1..40 chunks of 256: every lane count (8, 16, 32) and idle lanes
+      // (Q6_K: multiples of 8 chunks, its rows' 16-byte alignment).
+      const int64_t step = type == GgmlType::kQ6_K ? 2048 : 256;
+      const int64_t cols = step * std::uniform_int_distribution<int64_t>(1, type == GgmlType::kQ6_K ? 5 : 40)(rng);
+      check_q8(rng, type, rows, cols, trial == 1 ? 32 : 0, trial == 2, trial == 3 ? 8 << (rows % 3) : 0);
+    }
+  }
+}
+
+TEST(CudaGemvQ8, LlamaShapes) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(5);
+  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ6_K}) {
+    check_q8(rng, type, 1024, 4096, 0, true);
+    check_q8(rng, type, 640, 14336, 0, false);  // 56 chunks: 32 lanes, two passes for some
+  }
+}
+
+// Neither the grid size (blocks per multiprocessor) nor prefetching changes a
+// row's arithmetic: bit-identical outputs.
+TEST(CudaGemvQ8, ResultIndependentOfGridAndPrefetch) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(6);
+  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ6_K}) {
+    const HostMatrix m = make_matrix(rng, type, 3000, 6144);
+    const std::vector<float> x = random_floats(rng, 6144);
+    const std::vector<float> a = run_q8(m, x, nullptr, nullptr, 0, 0, 1);
+    for (const auto& [bps, pf] : {std::pair{1, 1}, std::pair{0, 0}, std::pair{1, 0}}) {
+      const std::vector<float> b = run_q8(m, x, nullptr, nullptr, bps, 0, pf);
+      for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << "row " << i << " bps " << bps << " pf " << pf;
+    }
+  }
+}
+
+// gemv_fused gives each matrix the bits gemv gives it alone: q/k/v-like
+// shapes in one launch (with bias and residual on some), a mixed-type set and
+// a two-token batch (both one gemv per matrix).
+TEST(CudaGemvQ8, FusedEqualsSeparate) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(8);
+  struct Case {
+    std::vector<GgmlType> types;
+    std::vector<int64_t> rows;
+    int64_t cols;
+    int n_tokens;
+  };
+  const std::vector<Case> cases = {
+      {{GgmlType::kQ4_0, GgmlType::kQ4_0, GgmlType::kQ4_0}, {512, 128, 128}, 1024, 1},
+      {{GgmlType::kQ4_K, GgmlType::kQ4_K}, {700, 333}, 4096, 1},
+      {{GgmlType::kQ6_K, GgmlType::kQ6_K, GgmlType::kQ6_K}, {96, 17, 250}, 2048, 1},
+      {{GgmlType::kQ4_K, GgmlType::kQ4_K, GgmlType::kQ6_K}, {64, 16, 16}, 2048, 1},  // mixed: separate launches
+      {{GgmlType::kQ4_0, GgmlType::kQ4_0}, {64, 32}, 512, 2},                        // batch: f32 path
+  };
+  for (const Case& c : cases) {
+    const int n = static_cast<int>(c.types.size());
+    const std::vector<float> x = random_floats(rng, c.n_tokens * c.cols);
+    DeviceBuffer<float> dx(x);
+    std::vector<HostMatrix> hm;
+    std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
+    std::vector<std::unique_ptr<DeviceBuffer<float>>> fused_y, alone_y, bias;
+    std::vector<DeviceMatrix> dm;
+    std::vector<float> resid_host;
+    for (int i = 0; i < n; ++i) {
+      hm.push_back(make_matrix(rng, c.types[i], c.rows[i], c.cols));
+      dw.push_back(std::make_unique<DeviceBuffer<uint8_t>>(hm.back().bytes));
+      dm.push_back(DeviceMatrix{c.types[i], dw.back()->get(), c.rows[i], c.cols, hm.back().stride});
+      const std::vector<float> r = random_floats(rng, c.n_tokens * c.rows[i]);
+      fused_y.push_back(std::make_unique<DeviceBuffer<float>>(r));  // residual = the output itself
+      alone_y.push_back(std::make_unique<DeviceBuffer<float>>(r));
+      bias.push_back(std::make_unique<DeviceBuffer<float>>(random_floats(rng, c.rows[i])));
+    }
+    GemvOptions opt;
+    opt.activations = GemvActivations::kQ8;
+    std::vector<GemvOutput> outs(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      outs[i].w = &dm[i];
+      outs[i].y = fused_y[i]->get();
+      if (i != 1) outs[i].epilogue = GemvEpilogue{bias[i]->get(), fused_y[i]->get()};
+      GemvEpilogue alone_ep;
+      if (i != 1) alone_ep = GemvEpilogue{bias[i]->get(), alone_y[i]->get()};
+      ASSERT_CUDA_OK(gemv(opt, dm[i], dx.get(), c.n_tokens, alone_y[i]->get(), nullptr, alone_ep));
+    }
+    ASSERT_CUDA_OK(gemv_fused(opt, outs.data(), n, dx.get(), c.n_tokens, nullptr));
+    for (int i = 0; i < n; ++i) {
+      const std::vector<float> a = fused_y[i]->download(), b = alone_y[i]->download();
+      for (size_t e = 0; e < a.size(); ++e) {
+        ASSERT_TRUE(std::isfinite(a[e]));
+        ASSERT_EQ(a[e], b[e]) << "matrix " << i << " element " << e;
+      }
+    }
+  }
+}
+
+TEST(CudaGemvQ8, WhereItApplies) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  DeviceBuffer<uint8_t> w(1 << 16);
+  const DeviceMatrix q4{GgmlType::kQ4_0, w.get(), 4, 512, row_bytes(GgmlType::kQ4_0, 512)};
+  EXPECT_TRUE(gemv_q8_applies(q4, 1));
+  EXPECT_FALSE(gemv_q8_applies(q4, 2));  // batches take the f32 path
+  DeviceMatrix odd = q4;
+  odd.cols = 544;  // not whole chunks of 256
+  odd.row_stride = row_bytes(GgmlType::kQ4_0, 544);
+  EXPECT_FALSE(gemv_q8_applies(odd, 1));
+  DeviceMatrix q6 = q4;
+  q6.type = GgmlType::kQ6_K;
+  q6.row_stride = row_bytes(GgmlType::kQ6_K, 512);  // 420 bytes: not 16-byte rows
+  EXPECT_FALSE(gemv_q8_applies(q6, 1));
+  q6.cols = 2048;
+  q6.row_stride = row_bytes(GgmlType::kQ6_K, 2048);  // 1680 bytes
+  EXPECT_TRUE(gemv_q8_applies(q6, 1));
+  DeviceMatrix f16 = q4;
+  f16.type = GgmlType::kF16;
+  f16.row_stride = row_bytes(GgmlType::kF16, 512);
+  EXPECT_FALSE(gemv_q8_applies(f16, 1));
+  DeviceMatrix unaligned = q4;
+  unaligned.row_stride += 2;
+  EXPECT_FALSE(gemv_q8_applies(unaligned, 1));
+  // Where it does not apply, kQ8 runs the f32 path (and succeeds).
+  DeviceBuffer<float> x(544), y(4);
+  GemvOptions opt;
+  opt.activations = GemvActivations::kQ8;
+  ASSERT_CUDA_OK(gemv(opt, odd, x.get(), 1, y.get(), nullptr));
+}
+
+TEST(CudaGemvQ8, ProcessDefault) {
+  const GemvActivations before = default_gemv_activations();
+  EXPECT_NE(before, GemvActivations::kProcessDefault);
+  set_default_gemv_activations(GemvActivations::kF32);
+  EXPECT_EQ(default_gemv_activations(), GemvActivations::kF32);
+  set_default_gemv_activations(GemvActivations::kProcessDefault);
+  EXPECT_EQ(default_gemv_activations(), before);
+}
+
+}  // namespace
+}  // namespace hearth::kernels::cuda::test
