@@ -6,7 +6,7 @@
 #   test    ctest -L gpu (kernel and model tests on the GPU)
 #   kbench  kernels_cuda_bench (GEMV GB/s, f32 vs 8-bit activations)
 #   e2e     8B-shape synthetic Q4_0 and Q4_K_M: decode tok/s with
-#           HEARTH_CUDA_GEMV=f32 (the precise path) and the default (8-bit)
+#           HEARTH_CUDA_GEMV=f32 (the precise path, the default) and =q8 (8-bit)
 #   prof    ncu: GPU time per kernel over two 8B Q4_0 decode steps
 #   ncu     ncu --set full of the q8 GEMV at two shapes
 #   sanit   compute-sanitizer memcheck on the GEMV tests

@@ -251,6 +251,8 @@ TEST(CudaGemvQ8, WhereItApplies) {
 TEST(CudaGemvQ8, ProcessDefault) {
   const GemvActivations before = default_gemv_activations();
   EXPECT_NE(before, GemvActivations::kProcessDefault);
+  set_default_gemv_activations(GemvActivations::kQ8);
+  EXPECT_EQ(default_gemv_activations(), GemvActivations::kQ8);
   set_default_gemv_activations(GemvActivations::kF32);
   EXPECT_EQ(default_gemv_activations(), GemvActivations::kF32);
   set_default_gemv_activations(GemvActivations::kProcessDefault);
