@@ -5,13 +5,7 @@
 namespace hearth::cli {
 
 models::RunConfig EngineSetup::run_config() const {
-  models::RunConfig c = config;
-  const std::optional<KvPrecision> precision = parse_kv_precision(kv);
-  if (!precision) fail("--kv '" + kv + "' is not one of f16, q8_0, fp8");
-  c.kv_precision = kv_fp8 ? KvPrecision::kFp8E4M3 : *precision;
-  c.memory_budget_bytes = vram_budget_mib << 20;
-  c.refine_activations = !q8_activations;
-  return c;
+  return unwrap(models::apply_flags(config, flags));
 }
 
 std::unique_ptr<Engine> start_engine(const EngineSetup& setup) {
@@ -52,14 +46,14 @@ void add_run_options(CLI::App& cmd, EngineSetup& setup) {
   cmd.add_option("--device", setup.config.device,
                  "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable and the model fits it)")
       ->capture_default_str();
-  cmd.add_option("--kv", setup.kv, "KV cache precision: f16, q8_0 (not implemented yet) or fp8 (CUDA)")
+  cmd.add_option("--kv", setup.flags.kv, "KV cache precision: f16, q8_0 (not implemented yet) or fp8 (CUDA)")
       ->capture_default_str();
-  cmd.add_flag("--kv-fp8", setup.kv_fp8, "The same as --kv fp8");
-  cmd.add_option("--vram-budget", setup.vram_budget_mib,
+  cmd.add_flag("--kv-fp8", setup.flags.kv_fp8, "The same as --kv fp8");
+  cmd.add_option("--vram-budget", setup.flags.vram_budget_mib,
                  "CUDA: MiB of GPU memory the model may hold (weights, KV cache, workspace); 0: all that is free. "
                  "With --device auto, a model over it runs on the CPU")
       ->capture_default_str();
-  cmd.add_flag("--q8-activations", setup.q8_activations,
+  cmd.add_flag("--q8-activations", setup.flags.q8_activations,
                "CPU: plain 8-bit activation blocks, as llama.cpp (faster; no refinement of blocks with an outlier)");
 }
 

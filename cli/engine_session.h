@@ -20,12 +20,9 @@ namespace hearth::cli {
 // The command line's side of models::RunConfig: the options that spell it
 // (sizes in MiB, flags) and the model to open.
 struct EngineSetup {
-  std::string model;                // path or catalog name
-  models::RunConfig config;         // --threads, --ctx, --device (default "auto")
-  std::string kv = "f16";           // --kv f16|q8_0|fp8
-  bool kv_fp8 = false;              // --kv-fp8: the older spelling of --kv fp8
-  std::size_t vram_budget_mib = 0;  // CUDA: GPU memory the model may hold, MiB; 0: all that is free
-  bool q8_activations = false;      // CPU: plain 8-bit activation blocks (no outlier refinement)
+  std::string model;          // path or catalog name
+  models::RunConfig config;   // --threads, --ctx, --device (default "auto")
+  models::EngineFlags flags;  // --kv, --kv-fp8, --vram-budget, --q8-activations
 
   // The configuration with the options folded in; fails the command on a bad --kv.
   models::RunConfig run_config() const;

@@ -14,6 +14,16 @@ Result<void> validate(const RunConfig& c) {
   return {};
 }
 
+Result<RunConfig> apply_flags(RunConfig c, const EngineFlags& flags) {
+  const std::optional<KvPrecision> precision = parse_kv_precision(flags.kv);
+  if (!precision)
+    return make_error(ErrorCode::kInvalidArgument, "--kv '" + flags.kv + "' is not one of f16, q8_0, fp8");
+  c.kv_precision = flags.kv_fp8 ? KvPrecision::kFp8E4M3 : *precision;
+  c.memory_budget_bytes = flags.vram_budget_mib << 20;
+  c.refine_activations = !flags.q8_activations;
+  return c;
+}
+
 LoadOptions load_options(const RunConfig& c, std::string_view device) {
   LoadOptions o;
   o.n_threads = c.threads;

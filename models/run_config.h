@@ -43,6 +43,17 @@ struct RunConfig {
 
 // kInvalidArgument naming the field (a device spelling, a negative size...).
 Result<void> validate(const RunConfig& config);
+
+// How front ends (hearth-cli, hearth-bench) spell the parts of a RunConfig
+// that are not plain fields: the KV precision by name, sizes in MiB, flags.
+struct EngineFlags {
+  std::string kv = "f16";           // --kv f16|q8_0|fp8
+  bool kv_fp8 = false;              // --kv-fp8: the older spelling of --kv fp8
+  std::size_t vram_budget_mib = 0;  // CUDA: GPU memory the model may hold, MiB; 0: all that is free
+  bool q8_activations = false;      // CPU: plain 8-bit activation blocks (no outlier refinement)
+};
+// `base` with `flags` folded in; kInvalidArgument for a KV precision name it does not know.
+Result<RunConfig> apply_flags(RunConfig base, const EngineFlags& flags);
 // The loader's and the engine's halves of a configuration. `device` is the
 // concrete device open_engine() chose ("auto" resolved).
 LoadOptions load_options(const RunConfig& config, std::string_view device);

@@ -16,24 +16,20 @@ void add_model_args(CLI::App& cmd, ModelArgs& args) {
   cmd.add_option("--threads", args.config.threads, "CPU threads for the forward pass")->capture_default_str();
   cmd.add_option("--device", args.config.device, "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable and fits)")
       ->capture_default_str();
-  cmd.add_option("--kv", args.kv, "KV cache precision: f16, q8_0 (not implemented yet) or fp8 (CUDA)")
+  cmd.add_option("--kv", args.flags.kv, "KV cache precision: f16, q8_0 (not implemented yet) or fp8 (CUDA)")
       ->capture_default_str();
-  cmd.add_flag("--kv-fp8", args.kv_fp8, "The same as --kv fp8");
-  cmd.add_option("--vram-budget", args.vram_budget_mib,
+  cmd.add_flag("--kv-fp8", args.flags.kv_fp8, "The same as --kv fp8");
+  cmd.add_option("--vram-budget", args.flags.vram_budget_mib,
                  "CUDA: MiB of GPU memory the model may hold (weights, KV cache, workspace); 0: all that is free")
       ->capture_default_str();
   cmd.add_flag("--json", args.json, "Print the results as JSON");
-  cmd.add_flag("--q8-activations", args.q8_activations, "Plain 8-bit activation blocks (no outlier refinement)");
+  cmd.add_flag("--q8-activations", args.flags.q8_activations, "Plain 8-bit activation blocks (no outlier refinement)");
 }
 
 models::RunConfig ModelArgs::run_config() const {
-  models::RunConfig c = config;
-  const std::optional<KvPrecision> precision = parse_kv_precision(kv);
-  if (!precision) fail("--kv '" + kv + "' is not one of f16, q8_0, fp8");
-  c.kv_precision = kv_fp8 ? KvPrecision::kFp8E4M3 : *precision;
-  c.memory_budget_bytes = vram_budget_mib << 20;
-  c.refine_activations = !q8_activations;
-  return c;
+  Result<models::RunConfig> c = models::apply_flags(config, flags);
+  if (!c) fail(c.error());
+  return *c;
 }
 
 std::unique_ptr<Engine> open_engine(const ModelArgs& args, const models::RunConfig& config) {

@@ -35,10 +35,7 @@ struct ModelArgs {
     c.threads = 2;  // the development machines' cores; --threads to change
     return c;
   }();
-  std::string kv = "f16";
-  bool kv_fp8 = false;
-  std::size_t vram_budget_mib = 0;
-  bool q8_activations = false;  // plain 8-bit activation blocks (no outlier refinement)
+  models::EngineFlags flags;  // --kv, --kv-fp8, --vram-budget, --q8-activations
   bool json = false;
 
   // The configuration with the options folded in (fails the command on a bad --kv).

@@ -265,6 +265,36 @@ TEST(RunConfig, ValidateNamesTheBadField) {
   EXPECT_EQ(l.kv_precision, KvPrecision::kF16);
 }
 
+TEST(EngineFlags, FoldIntoTheConfiguration) {
+  RunConfig base;
+  base.threads = 3;
+  EngineFlags f;
+  f.kv = "fp8";
+  f.vram_budget_mib = 1500;
+  f.q8_activations = true;
+  Result<RunConfig> c = apply_flags(base, f);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->kv_precision, KvPrecision::kFp8E4M3);
+  EXPECT_EQ(c->memory_budget_bytes, std::size_t{1500} << 20);
+  EXPECT_FALSE(c->refine_activations);
+  EXPECT_EQ(c->threads, 3);  // the rest of the base is kept
+
+  EngineFlags alias;  // --kv-fp8 wins over the default --kv f16
+  alias.kv_fp8 = true;
+  c = apply_flags(base, alias);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->kv_precision, KvPrecision::kFp8E4M3);
+  EXPECT_TRUE(c->refine_activations);
+  EXPECT_EQ(c->memory_budget_bytes, 0u);
+
+  EngineFlags bad;
+  bad.kv = "int4";
+  c = apply_flags(base, bad);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(c.error().message.find("--kv 'int4'"), std::string::npos) << c.error().message;
+}
+
 TEST(KvPrecisionNames, RoundTripAndRefuseUnknown) {
   for (const KvPrecision p : {KvPrecision::kF16, KvPrecision::kQ8_0, KvPrecision::kFp8E4M3}) {
     EXPECT_EQ(parse_kv_precision(to_string(p)), p);
