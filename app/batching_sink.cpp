@@ -20,12 +20,6 @@ void BatchingSink::on_text(const TextEvent& event) {
   pending_ += event.text;
   const auto n = static_cast<int>(event.token_ids.size());
   pending_tokens_ += n;
-  if (last_time_ && n > 0) {
-    // An event may carry several tokens (a held-back stop string): spread its gap.
-    const double gap = std::chrono::duration<double, std::milli>(event.time - *last_time_).count() / n;
-    for (int i = 0; i < n; ++i) gaps_ms_.push_back(gap);
-  }
-  if (n > 0) last_time_ = event.time;
 }
 
 void BatchingSink::on_finish(const FinishEvent& event) {
@@ -41,10 +35,7 @@ BatchingSink::Drained BatchingSink::drain() {
   Drained out;
   out.text = std::exchange(pending_, {});
   out.tokens = std::exchange(pending_tokens_, 0);
-  if (finish_) {
-    out.finish = std::exchange(finish_, std::nullopt);
-    out.inter_token_ms = std::exchange(gaps_ms_, {});
-  }
+  if (finish_) out.finish = std::exchange(finish_, std::nullopt);
   return out;
 }
 

@@ -28,8 +28,7 @@ class BatchingSink final : public Sink {
   struct Drained {
     std::string text;  // complete UTF-8 pieces since the last drain
     int tokens = 0;
-    std::optional<FinishEvent> finish;   // once, after the last text
-    std::vector<double> inter_token_ms;  // every gap of the answer, set with finish
+    std::optional<FinishEvent> finish;  // once, after the last text (its usage has the ITL percentiles)
   };
   Drained drain();
 
@@ -39,8 +38,6 @@ class BatchingSink final : public Sink {
   std::string pending_;
   int pending_tokens_ = 0;
   std::optional<FinishEvent> finish_;
-  std::optional<Clock::time_point> last_time_;
-  std::vector<double> gaps_ms_;  // between consecutive tokens, per token
 };
 
 }  // namespace hearth::app

@@ -238,8 +238,8 @@ store::GenerationRecord ChatController::makeRecord(const GenerationDone& done) c
   g.ttft_ms = done.usage.ttft_ms;
   g.prefill_tok_s = done.usage.prefill_tps;
   g.decode_tok_s = done.usage.decode_tps;
-  g.itl_p50_ms = done.itl_p50_ms;
-  g.itl_p95_ms = done.itl_p95_ms;
+  g.itl_p50_ms = done.usage.itl_p50_ms;
+  g.itl_p95_ms = done.usage.itl_p95_ms;
   g.peak_memory_bytes = resident_bytes();
   g.finish_reason = to_string(done.reason);
   g.started_ms = streaming_ ? streaming_->started_ms : now_ms();

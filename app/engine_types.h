@@ -39,8 +39,6 @@ struct GenerationDone {
   std::int64_t tag = 0;
   FinishReason reason = FinishReason::kStop;
   Usage usage;
-  double itl_p50_ms = 0;  // inter-token latency of this answer
-  double itl_p95_ms = 0;
   QString error;  // set when reason == kError
 };
 

@@ -117,7 +117,7 @@ void EngineWorker::flush() {
     if (drained.finish) {
       const qint64 tag = it->first;
       it = active_.erase(it);
-      finishActive(tag, *drained.finish, std::move(drained.inter_token_ms));
+      finishActive(tag, *drained.finish);
     } else {
       ++it;
     }
@@ -125,13 +125,11 @@ void EngineWorker::flush() {
   if (active_.empty() && flush_timer_) flush_timer_->stop();
 }
 
-void EngineWorker::finishActive(qint64 tag, const FinishEvent& event, std::vector<double> gaps) {
+void EngineWorker::finishActive(qint64 tag, const FinishEvent& event) {
   GenerationDone done;
   done.tag = tag;
   done.reason = event.reason;
   done.usage = event.usage;
-  done.itl_p50_ms = percentile(gaps, 0.50);
-  done.itl_p95_ms = percentile(gaps, 0.95);
   if (event.error) done.error = qs(event.error->describe());
   emit finished(done);
 }

@@ -57,7 +57,7 @@ class EngineWorker : public QObject {
     RequestId id = 0;
     std::shared_ptr<BatchingSink> sink;
   };
-  void finishActive(qint64 tag, const FinishEvent& event, std::vector<double> gaps);
+  void finishActive(qint64 tag, const FinishEvent& event);
 
   std::unique_ptr<Engine> engine_;
   LoadedModel model_;

@@ -103,8 +103,8 @@ void StatsHistoryModel::addAnswer(const GenerationDone& done) {
   Answer a;
   a.time_s = samples_.empty() ? 0 : samples_.back().time_s;
   a.ttft_ms = done.usage.ttft_ms;
-  a.itl_p50_ms = done.itl_p50_ms;
-  a.itl_p95_ms = done.itl_p95_ms;
+  a.itl_p50_ms = done.usage.itl_p50_ms;
+  a.itl_p95_ms = done.usage.itl_p95_ms;
   answers_.push_back(a);
   if (answers_.size() > kCapacity) answers_.pop_front();
   emit answerAdded();

@@ -63,10 +63,10 @@ bool writer_seeds(const fs::path& dir) {
       w.add("nested", WriterValue::array(ValueType::kArray,
                                          {WriterValue::array(ValueType::kI32, {WriterValue::of<std::int32_t>(5)}),
                                           WriterValue::array(ValueType::kI32, {})}));
-      w.add_tensor("t.f32", GgmlType::F32, {4, 2}, fill_pattern);
-      w.add_tensor("t.q4_0", GgmlType::Q4_0, {32}, fill_pattern);
-      w.add_tensor("t.q6_k", GgmlType::Q6_K, {256}, fill_pattern);
-      w.add_tensor("t.empty", GgmlType::F16, {0}, fill_pattern);
+      w.add_tensor("t.f32", GgmlType::kF32, {4, 2}, fill_pattern);
+      w.add_tensor("t.q4_0", GgmlType::kQ4_0, {32}, fill_pattern);
+      w.add_tensor("t.q6_k", GgmlType::kQ6_K, {256}, fill_pattern);
+      w.add_tensor("t.empty", GgmlType::kF16, {0}, fill_pattern);
       ok &= save(w, dir / ("writer_v" + std::to_string(version) + "_a" + std::to_string(alignment) + ".gguf"));
     }
   }
@@ -105,7 +105,7 @@ bool model_seeds(const fs::path& dir) {
     if (kv.key != "general.alignment") w.add(kv.key, to_writer(kv.value));
   }
   for (const TensorInfo& t : (*f)->tensors()) {
-    const auto* traits = ggml_type_traits(t.type);
+    const auto* traits = kernels::type_traits(t.type);
     w.add_tensor(t.name, t.type, {static_cast<std::int64_t>(traits->block_elems), 1}, fill_pattern);
   }
   return save(w, dir / "model_miniature.gguf");

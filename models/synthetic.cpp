@@ -50,21 +50,21 @@ struct BlockScales {
 
 BlockScales block_scales(GgmlType t) {
   switch (t) {
-    case GgmlType::Q4_0:
+    case GgmlType::kQ4_0:
       return {0, -1, 4.6f, 0};
-    case GgmlType::Q4_1:
+    case GgmlType::kQ4_1:
       return {0, 2, 4.6f, 7.5f};
-    case GgmlType::Q5_0:
+    case GgmlType::kQ5_0:
       return {0, -1, 9.2f, 0};
-    case GgmlType::Q5_1:
+    case GgmlType::kQ5_1:
       return {0, 2, 9.2f, 15.5f};
-    case GgmlType::Q8_0:
+    case GgmlType::kQ8_0:
       return {0, -1, 74.0f, 0};
-    case GgmlType::Q4_K:
+    case GgmlType::kQ4_K:
       return {0, 2, 31.5f * 4.6f, 7.5f};  // 6-bit sub-scales (avg 31.5) x 4-bit quants
-    case GgmlType::Q5_K:
+    case GgmlType::kQ5_K:
       return {0, 2, 31.5f * 9.2f, 15.5f};
-    case GgmlType::Q6_K:
+    case GgmlType::kQ6_K:
       return {208, -1, 64.0f * 18.5f, 0};  // int8 sub-scales x (q - 32)
     default:
       return {0, -1, 1.0f, 0};
@@ -74,15 +74,15 @@ BlockScales block_scales(GgmlType t) {
 // Fills a weight tensor whose rows have `fan_in` elements.
 void fill_weights(GgmlType type, std::span<std::byte> out, std::uint64_t fan_in, Rng& rng) {
   const float sigma = 1.0f / std::sqrt(static_cast<float>(fan_in));
-  const auto* traits = gguf::ggml_type_traits(type);
-  if (type == GgmlType::F32 || type == GgmlType::F16 || type == GgmlType::BF16) {
+  const auto* traits = kernels::type_traits(type);
+  if (type == GgmlType::kF32 || type == GgmlType::kF16 || type == GgmlType::kBF16) {
     const std::size_t n = out.size() / traits->block_bytes;
     for (std::size_t i = 0; i < n; ++i) {
       const float v = (rng.uniform() * 2.0f - 1.0f) * sigma * 1.7320508f;  // uniform with std sigma
       std::byte* p = out.data() + i * traits->block_bytes;
-      if (type == GgmlType::F32) std::memcpy(p, &v, 4);
-      if (type == GgmlType::F16) put_f16(p, v);
-      if (type == GgmlType::BF16) {
+      if (type == GgmlType::kF32) std::memcpy(p, &v, 4);
+      if (type == GgmlType::kF16) put_f16(p, v);
+      if (type == GgmlType::kBF16) {
         const std::uint16_t b = kernels::f32_to_bf16(v);
         std::memcpy(p, &b, 2);
       }
@@ -98,7 +98,7 @@ void fill_weights(GgmlType type, std::span<std::byte> out, std::uint64_t fan_in,
     put_f16(block + s.d_at, d);
     if (s.m_at >= 0) {
       // K-types subtract dmin x m (m averages like the sub-scales); Q4_1/Q5_1 add m.
-      const bool k_type = type == GgmlType::Q4_K || type == GgmlType::Q5_K;
+      const bool k_type = type == GgmlType::kQ4_K || type == GgmlType::kQ5_K;
       put_f16(block + s.m_at, k_type ? s.min_per_d * d : -s.min_per_d * d);
     }
   }
@@ -164,27 +164,27 @@ void add_vocabulary(gguf::GgufWriter& w, std::uint32_t n_vocab) {
 std::uint32_t file_type(const SyntheticQuant& q) {
   if (q.k_mixture) return 15;  // MOSTLY_Q4_K_M
   switch (q.base) {
-    case GgmlType::F32:
+    case GgmlType::kF32:
       return 0;
-    case GgmlType::F16:
+    case GgmlType::kF16:
       return 1;
-    case GgmlType::Q4_0:
+    case GgmlType::kQ4_0:
       return 2;
-    case GgmlType::Q4_1:
+    case GgmlType::kQ4_1:
       return 3;
-    case GgmlType::Q8_0:
+    case GgmlType::kQ8_0:
       return 7;
-    case GgmlType::Q5_0:
+    case GgmlType::kQ5_0:
       return 8;
-    case GgmlType::Q5_1:
+    case GgmlType::kQ5_1:
       return 9;
-    case GgmlType::Q4_K:
+    case GgmlType::kQ4_K:
       return 14;  // Q4_K_S
-    case GgmlType::Q5_K:
+    case GgmlType::kQ5_K:
       return 16;  // Q5_K_S
-    case GgmlType::Q6_K:
+    case GgmlType::kQ6_K:
       return 18;
-    case GgmlType::BF16:
+    case GgmlType::kBF16:
       return 32;
     default:
       return 0;
@@ -225,13 +225,11 @@ const SyntheticShape* find_synthetic_shape(std::string_view name) {
 }
 
 Result<SyntheticQuant> parse_synthetic_quant(std::string_view name) {
-  if (name == "Q4_K_M") return SyntheticQuant{std::string(name), GgmlType::Q4_K, true};
-  for (const auto& t : gguf::all_ggml_types()) {
+  if (name == "Q4_K_M") return SyntheticQuant{std::string(name), GgmlType::kQ4_K, true};
+  for (const auto& t : kernels::all_types()) {
     if (t.name != name) continue;
-    const bool supported = t.type == GgmlType::F32 || t.type == GgmlType::F16 || t.type == GgmlType::BF16 ||
-                           t.type == GgmlType::Q4_0 || t.type == GgmlType::Q4_1 || t.type == GgmlType::Q5_0 ||
-                           t.type == GgmlType::Q5_1 || t.type == GgmlType::Q8_0 || t.type == GgmlType::Q4_K ||
-                           t.type == GgmlType::Q5_K || t.type == GgmlType::Q6_K;
+    // Q8_1 / Q8_K exist only as activations: no weight file holds them.
+    const bool supported = kernels::is_weight_type(t.type);
     if (!supported) break;
     return SyntheticQuant{std::string(name), t.type, false};
   }
@@ -245,12 +243,12 @@ GgmlType synthetic_tensor_type(const SyntheticSpec& spec, std::string_view role,
   if (spec.quant.k_mixture) {
     const int n = static_cast<int>(spec.shape.n_layer);
     const bool more_bits = layer >= 0 && (layer < n / 8 || layer >= 7 * n / 8 || (layer - n / 8) % 3 == 2);
-    if (role == "output" || ((role == "attn_v" || role == "ffn_down") && more_bits)) t = GgmlType::Q6_K;
+    if (role == "output" || ((role == "attn_v" || role == "ffn_down") && more_bits)) t = GgmlType::kQ6_K;
   }
   if (row_elems % 256 != 0) {
-    if (t == GgmlType::Q4_K) return GgmlType::Q5_0;
-    if (t == GgmlType::Q5_K) return GgmlType::Q5_1;
-    if (t == GgmlType::Q6_K) return GgmlType::Q8_0;
+    if (t == GgmlType::kQ4_K) return GgmlType::kQ5_0;
+    if (t == GgmlType::kQ5_K) return GgmlType::kQ5_1;
+    if (t == GgmlType::kQ6_K) return GgmlType::kQ8_0;
   }
   return t;
 }
@@ -291,7 +289,7 @@ Result<void> write_synthetic_model(const SyntheticSpec& spec, const std::filesys
   // Norm weights near 1; biases small, as trained models have them.
   auto vector = [&](const std::string& name, std::uint64_t n, float centre, float spread) {
     const std::uint64_t seed = spec.seed * 0x100000001b3ULL + tensor_index++;
-    w.add_tensor(name, GgmlType::F32, {static_cast<std::int64_t>(n)},
+    w.add_tensor(name, GgmlType::kF32, {static_cast<std::int64_t>(n)},
                  [seed, centre, spread](std::span<std::byte> bytes) {
                    Rng rng{seed};
                    fill_f32(bytes, rng, centre, spread);

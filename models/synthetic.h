@@ -32,7 +32,7 @@ struct SyntheticShape {
   std::uint32_t n_ctx = 0;  // trained context length (tokens)
   float rope_base = 10000.0f;
   float rms_eps = 1e-5f;
-  bool tied_embeddings = false;  // no output.weight: logits reuse token_embd
+  bool tied_embeddings = false;        // no output.weight: logits reuse token_embd
   std::string architecture = "llama";  // or "qwen2": NeoX RoPE and Q/K/V biases
 };
 
@@ -47,7 +47,7 @@ const SyntheticShape* find_synthetic_shape(std::string_view name);
 // Q5_K -> Q5_1, Q6_K -> Q8_0).
 struct SyntheticQuant {
   std::string name;  // as given on the command line, e.g. "Q4_0" or "Q4_K_M"
-  gguf::GgmlType base = gguf::GgmlType::Q4_0;
+  gguf::GgmlType base = gguf::GgmlType::kQ4_0;
   bool k_mixture = false;
 };
 Result<SyntheticQuant> parse_synthetic_quant(std::string_view name);

@@ -15,12 +15,12 @@ struct FileType {
 };
 
 constexpr FileType kFileTypes[] = {
-    {0, "F32", GgmlType::F32},      {1, "F16", GgmlType::F16},      {2, "Q4_0", GgmlType::Q4_0},
-    {3, "Q4_1", GgmlType::Q4_1},    {7, "Q8_0", GgmlType::Q8_0},    {8, "Q5_0", GgmlType::Q5_0},
-    {9, "Q5_1", GgmlType::Q5_1},    {10, "Q2_K", GgmlType::Q2_K},   {11, "Q3_K_S", GgmlType::Q3_K},
-    {12, "Q3_K_M", GgmlType::Q3_K}, {13, "Q3_K_L", GgmlType::Q3_K}, {14, "Q4_K_S", GgmlType::Q4_K},
-    {15, "Q4_K_M", GgmlType::Q4_K}, {16, "Q5_K_S", GgmlType::Q5_K}, {17, "Q5_K_M", GgmlType::Q5_K},
-    {18, "Q6_K", GgmlType::Q6_K},   {32, "BF16", GgmlType::BF16},
+    {0, "F32", GgmlType::kF32},      {1, "F16", GgmlType::kF16},      {2, "Q4_0", GgmlType::kQ4_0},
+    {3, "Q4_1", GgmlType::kQ4_1},    {7, "Q8_0", GgmlType::kQ8_0},    {8, "Q5_0", GgmlType::kQ5_0},
+    {9, "Q5_1", GgmlType::kQ5_1},    {10, "Q2_K", GgmlType::kQ2_K},   {11, "Q3_K_S", GgmlType::kQ3_K},
+    {12, "Q3_K_M", GgmlType::kQ3_K}, {13, "Q3_K_L", GgmlType::kQ3_K}, {14, "Q4_K_S", GgmlType::kQ4_K},
+    {15, "Q4_K_M", GgmlType::kQ4_K}, {16, "Q5_K_S", GgmlType::kQ5_K}, {17, "Q5_K_M", GgmlType::kQ5_K},
+    {18, "Q6_K", GgmlType::kQ6_K},   {32, "BF16", GgmlType::kBF16},
 };
 
 const FileType* find_file_type(std::uint64_t id) {
@@ -34,12 +34,12 @@ const FileType* find_file_type(std::uint64_t id) {
 // a multiple of 256 elements (small models, 576 or 640 wide, are full of them).
 std::optional<GgmlType> row_fallback(GgmlType t) {
   switch (t) {
-    case GgmlType::Q4_K:
-      return GgmlType::Q5_0;
-    case GgmlType::Q5_K:
-      return GgmlType::Q5_1;
-    case GgmlType::Q6_K:
-      return GgmlType::Q8_0;
+    case GgmlType::kQ4_K:
+      return GgmlType::kQ5_0;
+    case GgmlType::kQ5_K:
+      return GgmlType::kQ5_1;
+    case GgmlType::kQ6_K:
+      return GgmlType::kQ8_0;
     default:
       return std::nullopt;
   }

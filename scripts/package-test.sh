@@ -15,6 +15,11 @@ fail() { printf 'package test: FAIL: %s\n' "$*" >&2; exit 1; }
 if [ "$(id -u)" -ne 0 ] && ! sudo -n true 2>/dev/null; then
   echo "package test: skipped (installing a package needs root or password-less sudo)"; exit 77
 fi
+# One package test at a time on a machine (two checkouts testing at once would
+# install and remove each other's package): wait for the other one to finish.
+lock=/var/lock/hearth-package-test.lock
+exec 9>"$lock"
+flock -w 3000 9 || fail "another package test holds $lock"
 if dpkg-query -W -f='${Status}' hearth 2>/dev/null | grep -q 'install ok installed'; then
   echo "package test: skipped (a hearth package is already installed on this machine; remove it first)"; exit 77
 fi
@@ -26,13 +31,13 @@ installed=0
 packages() { dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" {print $2}' | LC_ALL=C sort; }
 # Removes hearth and whatever apt installed with it (packages absent before the install).
 uninstall() {
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -qq hearth >"$work/apt.log" 2>&1 || return 1
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 remove --purge -y -qq hearth >"$work/apt.log" 2>&1 || return 1
   local added
   added=$(LC_ALL=C comm -13 "$work/packages.before" <(packages) | tr '\n' ' ')
   if [ -n "$added" ]; then
     say "Purging what apt installed for the package: $added"
     # shellcheck disable=SC2086
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq $added >>"$work/apt.log" 2>&1 || return 1
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 purge -y -qq $added >>"$work/apt.log" 2>&1 || return 1
   fi
 }
 cleanup() {
@@ -59,7 +64,7 @@ say "Installing the package"
 find /usr -xdev -print 2>/dev/null | LC_ALL=C sort >"$work/usr.before"
 packages >"$work/packages.before"
 installed=1
-as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" >"$work/apt.log" 2>&1 \
+as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "$deb" >"$work/apt.log" 2>&1 \
   || { cat "$work/apt.log" >&2; fail "apt-get install $deb"; }
 
 # Everything below runs outside the source tree, with a home of its own; the

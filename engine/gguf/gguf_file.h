@@ -45,7 +45,7 @@ struct TensorInfo {
   std::string_view name;
   std::uint32_t n_dims = 0;
   std::array<std::int64_t, kMaxDims> ne{1, 1, 1, 1};  // ne[0] contiguous; unused dims are 1
-  GgmlType type = GgmlType::F32;
+  GgmlType type = GgmlType::kF32;
   std::uint64_t offset = 0;       // bytes, relative to the data section
   std::uint64_t file_offset = 0;  // bytes, absolute: data_offset() + offset
   std::uint64_t n_elements = 0;   // product of ne

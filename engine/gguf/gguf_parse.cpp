@@ -214,7 +214,7 @@ class GgufParser {
     }
     const std::uint64_t type_at = c_.pos();
     HEARTH_ASSIGN_OR_RETURN(const auto type_id, c_.read<std::uint32_t>(ctx + " type"));
-    if (ggml_type_traits(type_id) == nullptr) {
+    if (kernels::type_traits_from_id(type_id) == nullptr) {
       return make_error(ErrorCode::kUnsupported,
                         ctx + ": unknown ggml type " + std::to_string(type_id) + at_byte(type_at));
     }

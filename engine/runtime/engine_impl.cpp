@@ -53,6 +53,14 @@ std::uint64_t fnv1a(std::string_view s) {
   return h;
 }
 
+}  // namespace
+
+std::uint64_t prefix_cache_key(const std::string& model_id, KvPrecision kv_precision) {
+  return fnv1a(model_id + "|kv=" + to_string(kv_precision));
+}
+
+namespace {
+
 Result<void> check_options(const ModelBundle& bundle, const EngineOptions& o) {
   if (!bundle.model || !bundle.vocabulary) {
     return make_error(ErrorCode::kInvalidArgument, "engine: the model bundle has no model or vocabulary");
@@ -93,10 +101,7 @@ Result<std::unique_ptr<EngineImpl>> EngineImpl::create(ModelBundle bundle, const
   kv_config.num_blocks = blocks;
   kv_config.block_size = options.kv_block_size;
   kv_config.enable_prefix_cache = options.prefix_cache;
-  // The KV precision is part of the key: blocks written in FP8 must never be
-  // served to a model that reads f16 (a process runs one engine per model, but
-  // the key documents what the blocks hold).
-  kv_config.extra_key = fnv1a(bundle.model_id + "|kv=" + to_string(bundle.run.kv_precision));
+  kv_config.extra_key = prefix_cache_key(bundle.model_id, bundle.run.kv_precision);
   HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<kv::KvCacheManager> kv, kv::KvCacheManager::create(kv_config));
   log::get("engine")->info(
       "engine: {} ({}), weights {}, KV {}, context {} tokens, KV pool {} blocks of {} tokens ({} MiB), prefix cache {}",

@@ -39,6 +39,12 @@
 
 namespace hearth::runtime {
 
+// The prefix cache's extra key: the weights' identity and the KV precision, so
+// blocks written in one precision are never served to a model that reads
+// another (a process runs one engine per model, but the key says what the
+// blocks hold). Stable across runs (FNV-1a).
+std::uint64_t prefix_cache_key(const std::string& model_id, KvPrecision kv_precision);
+
 // What the test hook reports, read on the engine thread between steps.
 struct KvDebugInfo {
   kv::KvCacheStats stats;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "engine/metrics/rolling_window.h"
+
 namespace hearth::runtime {
 namespace {
 
@@ -64,6 +66,7 @@ TokenOutcome RequestState::on_token(std::int32_t token, Clock::time_point now, s
   TokenOutcome out;
   if (last_token_) {
     out.inter_token_ms = ms_between(*last_token_, now);
+    gaps_ms_.push_back(*out.inter_token_ms);
   } else {
     first_token_ = now;
     out.ttft_ms = ms_between(submitted_, now);
@@ -118,6 +121,13 @@ Usage RequestState::usage(Clock::time_point now) const {
     }
     const double decode_s = ms_between(*first_token_, *last_token_) / 1000.0;
     if (generated_.size() > 1 && decode_s > 0) u.decode_tps = static_cast<double>(generated_.size() - 1) / decode_s;
+  }
+  if (!gaps_ms_.empty()) {
+    std::vector<double> sorted = gaps_ms_;
+    std::sort(sorted.begin(), sorted.end());
+    u.itl_p50_ms = metrics::nearest_rank(sorted, 0.50);
+    u.itl_p95_ms = metrics::nearest_rank(sorted, 0.95);
+    u.itl_p99_ms = metrics::nearest_rank(sorted, 0.99);
   }
   return u;
 }

@@ -64,6 +64,7 @@ class RequestState {
   StopMatcher stop_;
   std::vector<std::int32_t> prompt_;
   std::vector<std::int32_t> generated_;
+  std::vector<double> gaps_ms_;  // one per generated token after the first
 
   Clock::time_point submitted_;
   std::optional<Clock::time_point> first_scheduled_, first_token_, last_token_;

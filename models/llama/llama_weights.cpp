@@ -30,12 +30,10 @@ Result<WeightRef> bind(const gguf::GgufFile& f, const std::string& name, std::in
     return tensor_error(name, "shape " + got + "], expected " + shape_text(cols, rows));
   }
   const auto id = static_cast<std::uint32_t>(t->type);
-  if (f32_only && t->type != gguf::GgmlType::F32) {
+  if (f32_only && t->type != gguf::GgmlType::kF32) {
     return tensor_error(name, "type " + gguf::ggml_type_name(id) + ", expected F32");
   }
-  const auto* traits = kernels::type_traits_from_id(id);
-  if (!traits || id == static_cast<std::uint32_t>(kernels::GgmlType::kQ8_1) ||
-      id == static_cast<std::uint32_t>(kernels::GgmlType::kQ8_K)) {
+  if (!kernels::is_weight_type(t->type)) {
     return make_error(ErrorCode::kUnsupported, "tensor '" + name + "' has type " + gguf::ggml_type_name(id) +
                                                    ", which Hearth cannot compute with");
   }

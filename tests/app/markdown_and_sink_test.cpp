@@ -56,7 +56,7 @@ class MarkdownAndSinkTest : public QObject {
     QCOMPARE(percentile(v, 0.9), 9.0);
   }
 
-  void sinkBatchesTextAndReportsGaps() {
+  void sinkBatchesTextUntilTheFinish() {
     int wakes = 0;
     hearth::app::BatchingSink sink([&wakes] { ++wakes; });
     const auto t0 = hearth::Clock::now();
@@ -67,7 +67,6 @@ class MarkdownAndSinkTest : public QObject {
     QCOMPARE(first.text, std::string("Hello"));
     QCOMPARE(first.tokens, 2);
     QVERIFY(!first.finish);
-    // An event with three tokens 30 ms later: three gaps of 10 ms.
     sink.on_text({1, " you", {12, 13, 14}, t0 + milliseconds(50)});
     hearth::FinishEvent fin;
     fin.id = 1;
@@ -79,9 +78,6 @@ class MarkdownAndSinkTest : public QObject {
     QCOMPARE(second.tokens, 3);
     QVERIFY(second.finish.has_value());
     QCOMPARE(second.finish->reason, hearth::FinishReason::kLength);
-    QCOMPARE(second.inter_token_ms.size(), std::size_t{4});
-    QCOMPARE(second.inter_token_ms[0], 20.0);
-    QCOMPARE(second.inter_token_ms[3], 10.0);
     auto third = sink.drain();
     QVERIFY(third.text.empty());
     QVERIFY(!third.finish);

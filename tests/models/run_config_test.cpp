@@ -154,22 +154,22 @@ TEST(WeightFormat, EngineReportsTheFormatOfSyntheticFiles) {
 std::unique_ptr<gguf::GgufFile> file_with(std::optional<std::uint32_t> file_type, GgmlType matrices) {
   gguf::GgufWriter w;
   if (file_type) w.add_scalar<std::uint32_t>("general.file_type", *file_type);
-  const auto traits = gguf::ggml_type_traits(matrices);
+  const auto traits = kernels::type_traits(matrices);
   const std::size_t row = 256 / traits->block_elems * traits->block_bytes;  // 256: every block size divides it
   w.add_tensor("a.weight", matrices, {256, 4}, std::vector<std::byte>(row * 4, std::byte{0}));
   w.add_tensor("b.weight", matrices, {256, 2}, std::vector<std::byte>(row * 2, std::byte{0}));
-  w.add_tensor("norm.weight", GgmlType::F32, {256}, std::vector<std::byte>(1024, std::byte{0}));
+  w.add_tensor("norm.weight", GgmlType::kF32, {256}, std::vector<std::byte>(1024, std::byte{0}));
   static std::vector<std::vector<std::byte>> keep;  // parse() reads the bytes in place
   keep.push_back(w.to_bytes().value());
   return gguf::GgufFile::parse(keep.back()).value();
 }
 
 TEST(WeightFormat, TensorsOverruleAMissingOrWrongFileType) {
-  EXPECT_EQ(weight_format_of(*file_with(std::nullopt, GgmlType::Q8_0)), "Q8_0");
-  EXPECT_EQ(weight_format_of(*file_with(2u, GgmlType::Q8_0)), "Q8_0");  // says Q4_0: the tensors are Q8_0
-  EXPECT_EQ(weight_format_of(*file_with(2u, GgmlType::Q4_0)), "Q4_0");
-  EXPECT_EQ(weight_format_of(*file_with(15u, GgmlType::Q4_K)), "Q4_K_M");
-  EXPECT_EQ(weight_format_of(*file_with(999u, GgmlType::Q4_1)), "Q4_1");  // an unknown file type
+  EXPECT_EQ(weight_format_of(*file_with(std::nullopt, GgmlType::kQ8_0)), "Q8_0");
+  EXPECT_EQ(weight_format_of(*file_with(2u, GgmlType::kQ8_0)), "Q8_0");  // says Q4_0: the tensors are Q8_0
+  EXPECT_EQ(weight_format_of(*file_with(2u, GgmlType::kQ4_0)), "Q4_0");
+  EXPECT_EQ(weight_format_of(*file_with(15u, GgmlType::kQ4_K)), "Q4_K_M");
+  EXPECT_EQ(weight_format_of(*file_with(999u, GgmlType::kQ4_1)), "Q4_1");  // an unknown file type
 }
 
 TEST(OpenEngine, AutoWithoutAGpuRunsOnTheCpuAndSaysWhy) {

@@ -39,7 +39,7 @@ fs::path temp_file(const std::string& tag) {
 
 // Offset of the f16 scale d inside one block.
 std::size_t d_offset(GgmlType t) {
-  return t == GgmlType::Q6_K ? 208 : 0;
+  return t == GgmlType::kQ6_K ? 208 : 0;
 }
 
 class SyntheticQuantTest : public ::testing::TestWithParam<std::string> {};
@@ -60,7 +60,7 @@ TEST_P(SyntheticQuantTest, WritesReadableModelWithFiniteScalesAndRandomQuants) {
   EXPECT_EQ(q->ne[0], 256);
   EXPECT_EQ(q->ne[1], 256);
   for (const auto& t : f.tensors()) {
-    const auto* traits = gguf::ggml_type_traits(t.type);
+    const auto* traits = kernels::type_traits(t.type);
     ASSERT_NE(traits, nullptr);
     const auto bytes = t.bytes();
     bool any_nonzero = false;
@@ -84,15 +84,15 @@ INSTANTIATE_TEST_SUITE_P(AllQuants, SyntheticQuantTest,
 TEST(Synthetic, KMixtureGivesMoreBitsWhereLlamaCppDoes) {
   SyntheticSpec spec = tiny_spec("Q4_K_M");
   spec.shape.n_layer = 32;
-  EXPECT_EQ(synthetic_tensor_type(spec, "attn_q", 0, 4096), GgmlType::Q4_K);
-  EXPECT_EQ(synthetic_tensor_type(spec, "attn_v", 0, 4096), GgmlType::Q6_K);     // first eighth
-  EXPECT_EQ(synthetic_tensor_type(spec, "attn_v", 4, 4096), GgmlType::Q4_K);     // (4-4)%3 = 0
-  EXPECT_EQ(synthetic_tensor_type(spec, "ffn_down", 6, 4096), GgmlType::Q6_K);   // (6-4)%3 = 2
-  EXPECT_EQ(synthetic_tensor_type(spec, "ffn_down", 28, 4096), GgmlType::Q6_K);  // last eighth
-  EXPECT_EQ(synthetic_tensor_type(spec, "output", -1, 4096), GgmlType::Q6_K);
+  EXPECT_EQ(synthetic_tensor_type(spec, "attn_q", 0, 4096), GgmlType::kQ4_K);
+  EXPECT_EQ(synthetic_tensor_type(spec, "attn_v", 0, 4096), GgmlType::kQ6_K);     // first eighth
+  EXPECT_EQ(synthetic_tensor_type(spec, "attn_v", 4, 4096), GgmlType::kQ4_K);     // (4-4)%3 = 0
+  EXPECT_EQ(synthetic_tensor_type(spec, "ffn_down", 6, 4096), GgmlType::kQ6_K);   // (6-4)%3 = 2
+  EXPECT_EQ(synthetic_tensor_type(spec, "ffn_down", 28, 4096), GgmlType::kQ6_K);  // last eighth
+  EXPECT_EQ(synthetic_tensor_type(spec, "output", -1, 4096), GgmlType::kQ6_K);
   // Rows not a multiple of 256 fall back.
-  EXPECT_EQ(synthetic_tensor_type(spec, "attn_q", 5, 576), GgmlType::Q5_0);
-  EXPECT_EQ(synthetic_tensor_type(spec, "output", -1, 576), GgmlType::Q8_0);
+  EXPECT_EQ(synthetic_tensor_type(spec, "attn_q", 5, 576), GgmlType::kQ5_0);
+  EXPECT_EQ(synthetic_tensor_type(spec, "output", -1, 576), GgmlType::kQ8_0);
 }
 
 TEST(Synthetic, RejectsBadShapesAndQuants) {

@@ -31,8 +31,9 @@ CpuBackend::~CpuBackend() = default;
 
 Result<backend::Matrix> CpuBackend::upload_matrix(const backend::HostTensor& t, backend::MatrixUse) {
   const auto type = static_cast<kernels::GgmlType>(t.type);
-  if (kernels::type_traits_from_id(t.type) == nullptr) {
-    return make_error(ErrorCode::kUnsupported, "tensor " + std::string(t.name) + ": unknown type");
+  if (!kernels::is_weight_type(type)) {
+    return make_error(ErrorCode::kUnsupported,
+                      "tensor " + std::string(t.name) + ": type id " + std::to_string(t.type) + " has no CPU kernels");
   }
   weight_bytes_ += t.bytes;
   return backend::Matrix{t.type, t.data, t.rows, t.cols, kernels::row_bytes(type, t.cols)};

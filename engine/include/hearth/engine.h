@@ -67,6 +67,12 @@ struct Usage {
   double prefill_tps = 0;  // computed prompt tokens / prefill time
   double decode_tps = 0;   // generated tokens after the first / their time
   double total_ms = 0;     // submit -> finish
+  // Gaps between consecutive generated tokens as the engine thread stamped
+  // them (nearest-rank percentiles; 0 with fewer than two tokens). The one
+  // place inter-token latency is measured: the app, CLI and bench read these.
+  double itl_p50_ms = 0;
+  double itl_p95_ms = 0;
+  double itl_p99_ms = 0;
 };
 
 struct TextEvent {

@@ -80,7 +80,7 @@ int dump(const std::string& model) {
 
 int types() {
   json out = json::array();
-  for (const GgmlTypeTraits& t : all_ggml_types()) {
+  for (const hearth::kernels::TypeTraits& t : hearth::kernels::all_types()) {
     out.push_back({{"id", static_cast<std::uint32_t>(t.type)},
                    {"name", std::string(t.name)},
                    {"block_elems", t.block_elems},
@@ -125,10 +125,10 @@ int write_sample(const std::string& path) {
   auto fill = [](std::span<std::byte> out) {
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::byte>((i * 31 + 7) & 0xFF);
   };
-  w.add_tensor("f32", GgmlType::F32, {5, 3}, fill);
-  w.add_tensor("q4_1", GgmlType::Q4_1, {64, 2}, fill);
-  w.add_tensor("q6_k", GgmlType::Q6_K, {256, 1, 2}, fill);
-  w.add_tensor("bf16", GgmlType::BF16, {7}, fill);
+  w.add_tensor("f32", GgmlType::kF32, {5, 3}, fill);
+  w.add_tensor("q4_1", GgmlType::kQ4_1, {64, 2}, fill);
+  w.add_tensor("q6_k", GgmlType::kQ6_K, {256, 1, 2}, fill);
+  w.add_tensor("bf16", GgmlType::kBF16, {7}, fill);
   auto r = w.write_file(path);
   if (!r) {
     std::cerr << r.error().describe() << "\n";

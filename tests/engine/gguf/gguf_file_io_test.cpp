@@ -30,7 +30,7 @@ class GgufFileIo : public ::testing::Test {
 GgufWriter sample_writer(std::size_t tensor_bytes) {
   GgufWriter w;
   w.add_string("general.name", "io");
-  w.add_tensor("t", GgmlType::I8, {static_cast<std::int64_t>(tensor_bytes)}, [](std::span<std::byte> out) {
+  w.add_tensor("t", GgmlType::kI8, {static_cast<std::int64_t>(tensor_bytes)}, [](std::span<std::byte> out) {
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::byte>((i * 7 + 1) & 0xFF);
   });
   return w;

@@ -44,7 +44,7 @@ std::vector<std::byte> small_valid_file() {
                                      {WriterValue::array(ValueType::kI8, {WriterValue::of<std::int8_t>(-1)})}));
   std::vector<std::byte> data(32);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::byte>(i + 1);
-  w.add_tensor("a", GgmlType::F32, {8}, data);
+  w.add_tensor("a", GgmlType::kF32, {8}, data);
   return w.to_bytes().value();
 }
 

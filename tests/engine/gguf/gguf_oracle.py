@@ -161,11 +161,19 @@ def cmd_compare(args):
     return 0
 
 
+# Where the Python package's table is known to differ from ggml's C structs, the
+# C struct (what llama.cpp reads and writes) wins: block_q8_1 holds two halves
+# (d, s) and 32 int8 quants, 36 bytes (static_assert in ggml-common.h); the
+# Python table still says 4 + 4 + 32 from when d and s were floats.
+C_STRUCT_SIZES = {"Q8_1": (32, 36)}
+
+
 def cmd_types(args):
     p = subprocess.run([args.dump, "--types"], capture_output=True, text=True, check=True)
     ours = {t["id"]: t for t in json.loads(p.stdout)}
     problems = []
     for qt, (block_elems, block_bytes) in GGML_QUANT_SIZES.items():
+        block_elems, block_bytes = C_STRUCT_SIZES.get(qt.name, (block_elems, block_bytes))
         t = ours.get(int(qt))
         if t is None:
             problems.append(f"{qt.name} ({int(qt)}) missing from the C++ table")

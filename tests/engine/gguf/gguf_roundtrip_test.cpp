@@ -66,10 +66,10 @@ TEST_P(RoundTrip, ScalarsArraysAndTensors) {
   const auto f32_data = random_bytes(4 * 3 * 5, rng);
   const auto q8_data = random_bytes(34 * 2 * 3, rng);
   const auto q4k_data = random_bytes(144 * 2, rng);
-  w.add_tensor("f32.weight", GgmlType::F32, {3, 5}, f32_data);
-  w.add_tensor("q8.weight", GgmlType::Q8_0, {64, 3}, q8_data);
-  w.add_tensor("empty", GgmlType::F16, {0, 4}, std::vector<std::byte>{});
-  w.add_tensor("q4k.weight", GgmlType::Q4_K, {256, 1, 2}, [&](std::span<std::byte> out) {
+  w.add_tensor("f32.weight", GgmlType::kF32, {3, 5}, f32_data);
+  w.add_tensor("q8.weight", GgmlType::kQ8_0, {64, 3}, q8_data);
+  w.add_tensor("empty", GgmlType::kF16, {0, 4}, std::vector<std::byte>{});
+  w.add_tensor("q4k.weight", GgmlType::kQ4_K, {256, 1, 2}, [&](std::span<std::byte> out) {
     ASSERT_EQ(out.size(), q4k_data.size());
     std::copy(q4k_data.begin(), q4k_data.end(), out.begin());
   });
@@ -122,7 +122,7 @@ TEST_P(RoundTrip, ScalarsArraysAndTensors) {
   ASSERT_EQ(f->tensors().size(), 4u);
   const TensorInfo* t = f->tensor("q8.weight");
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->type, GgmlType::Q8_0);
+  EXPECT_EQ(t->type, GgmlType::kQ8_0);
   EXPECT_EQ(t->n_dims, 2u);
   EXPECT_EQ(t->ne[0], 64);
   EXPECT_EQ(t->ne[1], 3);
@@ -195,14 +195,14 @@ TEST(GgufWriterValidation, RejectsWhatTheReaderWould) {
   EXPECT_TRUE(fails([](GgufWriter& w) { w.add_scalar<std::uint32_t>("general.alignment", 64); }));
   EXPECT_TRUE(
       fails([](GgufWriter& w) { w.add("k", WriterValue::array(ValueType::kU8, {WriterValue::of<std::int8_t>(1)})); }));
-  EXPECT_TRUE(fails([](GgufWriter& w) { w.add_tensor("t", GgmlType::Q4_0, {31}, std::vector<std::byte>(18)); }));
-  EXPECT_TRUE(fails([](GgufWriter& w) { w.add_tensor("t", GgmlType::F32, {4}, std::vector<std::byte>(15)); }));
+  EXPECT_TRUE(fails([](GgufWriter& w) { w.add_tensor("t", GgmlType::kQ4_0, {31}, std::vector<std::byte>(18)); }));
+  EXPECT_TRUE(fails([](GgufWriter& w) { w.add_tensor("t", GgmlType::kF32, {4}, std::vector<std::byte>(15)); }));
   EXPECT_TRUE(fails([](GgufWriter& w) {
-    w.add_tensor("t", GgmlType::F32, {1}, std::vector<std::byte>(4));
-    w.add_tensor("t", GgmlType::F32, {1}, std::vector<std::byte>(4));
+    w.add_tensor("t", GgmlType::kF32, {1}, std::vector<std::byte>(4));
+    w.add_tensor("t", GgmlType::kF32, {1}, std::vector<std::byte>(4));
   }));
   EXPECT_TRUE(fails([](GgufWriter& w) {
-    w.add_tensor("t", GgmlType::F32, {1, 1, 1, 1, 1}, std::vector<std::byte>(4));
+    w.add_tensor("t", GgmlType::kF32, {1, 1, 1, 1, 1}, std::vector<std::byte>(4));
   }));
   EXPECT_FALSE(GgufWriter(WriterOptions{3, 48}).to_bytes().ok());
   EXPECT_FALSE(GgufWriter(WriterOptions{1, 32}).to_bytes().ok());

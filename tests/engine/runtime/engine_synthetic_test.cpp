@@ -261,5 +261,45 @@ TEST(EngineSynthetic, StatsReportTheRunAndMemory) {
   EXPECT_LE(layers, s.step.forward * (1 + 1e-9));
 }
 
+// Inter-token latency is measured once, by the engine: each request's finish
+// carries the percentiles of its own gaps, the same instants its text events
+// carry (one token per event here: no stop strings).
+TEST(EngineSynthetic, EachRequestReportsThePercentilesOfItsOwnTokenGaps) {
+  auto engine = make_engine(tiny_model_path(), tiny_options(true));
+  ASSERT_NE(engine, nullptr);
+  Rng rng;
+  auto sink = std::make_shared<RecordingSink>();
+  engine->submit(greedy_tokens(rng.tokens(20), 24), sink);
+  const FinishEvent fin = sink->wait();
+  std::vector<double> gaps;
+  std::optional<Clock::time_point> last;
+  for (const TextEvent& e : sink->events()) {
+    ASSERT_EQ(e.token_ids.size(), 1u);
+    if (last) gaps.push_back(std::chrono::duration<double, std::milli>(e.time - *last).count());
+    last = e.time;
+  }
+  ASSERT_EQ(gaps.size(), 23u);
+  std::sort(gaps.begin(), gaps.end());
+  EXPECT_DOUBLE_EQ(fin.usage.itl_p50_ms, gaps[11]);  // nearest rank: ceil(0.50 * 23) = 12th
+  EXPECT_DOUBLE_EQ(fin.usage.itl_p95_ms, gaps[21]);  // ceil(0.95 * 23) = 22nd
+  EXPECT_DOUBLE_EQ(fin.usage.itl_p99_ms, gaps[22]);
+  EXPECT_GT(fin.usage.itl_p50_ms, 0.0);
+
+  auto one = std::make_shared<RecordingSink>();
+  engine->submit(greedy_tokens(rng.tokens(20), 1), one);
+  const FinishEvent single = one->wait();
+  EXPECT_EQ(single.usage.generated_tokens, 1);
+  EXPECT_EQ(single.usage.itl_p50_ms, 0.0);
+  EXPECT_EQ(single.usage.itl_p99_ms, 0.0);
+}
+
+TEST(EngineSynthetic, ThePrefixCacheKeyHoldsTheWeightsAndTheKvPrecision) {
+  const std::uint64_t f16 = runtime::prefix_cache_key("sha256:ab", KvPrecision::kF16);
+  EXPECT_EQ(f16, runtime::prefix_cache_key("sha256:ab", KvPrecision::kF16));
+  EXPECT_NE(f16, runtime::prefix_cache_key("sha256:ab", KvPrecision::kFp8E4M3));
+  EXPECT_NE(f16, runtime::prefix_cache_key("sha256:ab", KvPrecision::kQ8_0));
+  EXPECT_NE(f16, runtime::prefix_cache_key("sha256:cd", KvPrecision::kF16));
+}
+
 }  // namespace
 }  // namespace hearth::testing

@@ -57,7 +57,16 @@ TEST(Quant, TablesAgreeWithTypeTraits) {
     EXPECT_STREQ(ops->name, t->name);
   }
   EXPECT_EQ(quant_ops(static_cast<GgmlType>(4)), nullptr);  // Q4_2: removed from ggml
-  EXPECT_EQ(type_traits_from_id(10), nullptr);              // Q2_K: not supported here
+  EXPECT_EQ(type_traits_from_id(4), nullptr);               // ggml defines no id 4 any more
+  EXPECT_FALSE(is_weight_type(GgmlType::kQ2_K));            // known to the table, no kernels here
+  EXPECT_EQ(quant_ops(GgmlType::kQ2_K), nullptr);
+  // The table's weight types are exactly the ones with kernels.
+  for (const TypeTraits& t : all_types()) {
+    EXPECT_EQ(is_weight_type(t.type), quant_ops(t.type) != nullptr && t.use == TypeUse::kWeights) << t.name;
+    if (t.use == TypeUse::kWeights) {
+      EXPECT_NE(quant_ops(t.type), nullptr) << t.name;
+    }
+  }
 }
 
 TEST(Quant, RoundTripErrorWithinBound) {
