@@ -20,6 +20,7 @@ S=$OUT/summary.txt
 note() { echo "$*" | tee -a "$S"; }
 t0=$(date +%s)
 el() { echo "$(($(date +%s) - t0)) s"; }
+[ -f .m/p1 ] && cp .m/p1 /tmp/p1
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DHEARTH_CUDA_ARCHITECTURES=90 \
   >$OUT/cfg.log 2>&1 || { tail -30 $OUT/cfg.log; exit 1; }
 cmake --build $B -j16 >$OUT/build.log 2>&1 || { grep -m5 -A12 -E "error|FAILED" $OUT/build.log; exit 1; }
