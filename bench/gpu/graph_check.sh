@@ -40,7 +40,13 @@ HEARTH_CUDA_GEMV=f32 ctest --test-dir $B -R "EngineCuda|CudaGraphs|CudaModel|Cud
   --timeout 240 >$OUT/ctest_f32.log 2>&1
 note "ctest f32 (engine, graphs, model) at $(el): $(grep -E 'tests passed|tests failed' $OUT/ctest_f32.log)"
 grep -E "\*\*\*Failed|Failed  " $OUT/ctest_f32.log | head -10 | tee -a "$S"
-grep -h "16 concurrent vs solo\|top-2 gap" $OUT/ctest.log | head -6 >>"$S"
+# The batch-vs-solo agreement, 4 random seeds per activation path.
+for a in q8 f32; do
+  HEARTH_CUDA_GEMV=$a $B/tests/engine/runtime/engine_runtime_cuda_test --gtest_filter='*Sixteen*' --gtest_repeat=4 \
+    >$OUT/sixteen_$a.log 2>&1
+  note "sixteen $a: $(grep -E '^16 concurrent vs solo:' $OUT/sixteen_$a.log | sed 's/16 concurrent vs solo: //' | tr '\n' ';') \
+fails $(grep -c '^\[  FAILED  \] EngineCuda' $OUT/sixteen_$a.log)"
+done
 wait $SYN
 decode() { # FILE LABEL ENV...
   local f=$1 l=$2
