@@ -234,11 +234,16 @@ void CudaBackend::linear(const backend::Matrix& w, const float* x, std::int64_t 
   const kc::DeviceMatrix m = device_matrix(w);
   x = q8_rows(m, x, n);
   if (x == nullptr) return;
-  if (n <= kc::kMaxGemvTokens) {
-    kc::GemvEpilogue ep;
-    ep.bias = bias;
-    ep.residual = residual;
-    check(kc::gemv(m, x, static_cast<int>(n), residual != nullptr ? residual : y, stream, ep), "gemv");
+  if (n <= std::max<std::int64_t>(kc::kMaxGemvTokens, gemv_max_tokens_)) {
+    // Chunks of <= kMaxGemvTokens rows, each a pass over the weights.
+    float* out = residual != nullptr ? residual : y;
+    for (std::int64_t t = 0; t < n; t += kc::kMaxGemvTokens) {
+      const auto rows = static_cast<int>(std::min<std::int64_t>(kc::kMaxGemvTokens, n - t));
+      kc::GemvEpilogue ep;
+      ep.bias = bias;
+      ep.residual = residual != nullptr ? residual + t * w.rows : nullptr;
+      if (!check(kc::gemv(m, x + t * w.cols, rows, out + t * w.rows, stream, ep), "gemv")) return;
+    }
     return;
   }
   float* out = residual != nullptr ? scratch : y;

@@ -173,6 +173,10 @@ class CudaBackend final : public backend::Ops {
   KvPrecision kv_precision_ = KvPrecision::kF16;
   std::size_t vram_budget_ = 0;  // bytes; 0: no budget beyond what cudaMalloc gives
   int layer_timing_interval_ = 0;
+  // Steps of up to this many tokens multiply by GEMV passes of
+  // kMaxGemvTokens rows each, larger ones through cuBLAS; from
+  // HEARTH_CUDA_GEMV_TOKENS (A/B runs), else kMaxGemvTokens.
+  std::int64_t gemv_max_tokens_ = 0;
   std::vector<DeviceBuffer> weight_buffers_;
   std::vector<backend::Matrix> linear_matrices_;  // uploaded with MatrixUse::kLinear (sizes the gemm scratch)
   std::size_t weight_bytes_ = 0;

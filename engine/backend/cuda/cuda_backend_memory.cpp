@@ -53,6 +53,9 @@ CudaBackend::CudaBackend(std::unique_ptr<CudaContext> ctx, const CudaBackendOpti
       layer_timing_interval_(options.layer_timing_interval) {
   const char* env = std::getenv("HEARTH_CUDA_GRAPH");
   graphs_enabled_ = options.cuda_graphs && !(env != nullptr && std::string_view(env) == "0");
+  // A/B knobs of the device runs (docs/perf-notes.md): layer timing interval, GEMV batch limit.
+  if (const char* v = std::getenv("HEARTH_CUDA_LAYER_TIMING"); v != nullptr) layer_timing_interval_ = std::atoi(v);
+  if (const char* v = std::getenv("HEARTH_CUDA_GEMV_TOKENS"); v != nullptr) gemv_max_tokens_ = std::atoi(v);
 }
 
 CudaBackend::~CudaBackend() {

@@ -24,8 +24,9 @@ std::vector<float> reference(const std::vector<float>& x) {
     for (size_t i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[32 * u + i]));
     const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
     for (size_t i = 0; i < 32; ++i) {
-      const float q = std::nearbyint(x[32 * u + i] * id);
-      out[32 * u + i] = q * (amax / 127.0f);
+      // Through an int, as the kernel does: a code 0 is +0 even for a negative value.
+      const int q = static_cast<int>(std::nearbyint(x[32 * u + i] * id));
+      out[32 * u + i] = static_cast<float>(q) * (amax / 127.0f);
     }
   }
   return out;
