@@ -71,8 +71,8 @@ import json; j=json.load(open('$OUT/conc_$n.json'))
 print('aggregate %.1f single %.1f' % (j['aggregate_decode_tps'], j['single_stream_decode_tps']))" 2>&1 | tail -1)"
 done
 note "A/B done at $(el) s"
-# llama.cpp: wait for its build (at most until 430 s into the call).
-while [ ! -f /tmp/llama.done ] && [ "$(el)" -lt 430 ]; do sleep 5; done
+# llama.cpp: wait for its build (at most until 400 s into the call).
+while [ ! -f /tmp/llama.done ] && [ "$(el)" -lt 400 ]; do sleep 5; done
 note "llama.cpp build: $(cat /tmp/llama.done 2>/dev/null || echo 'not finished') at $(el) s"
 LB=$L/b/bin
 if [ -x $LB/llama-bench ]; then
