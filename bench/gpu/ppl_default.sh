@@ -4,6 +4,9 @@
 # most 64 MiB), joined here; then perplexity on the CPU and on CUDA (q8, f32),
 # the default-model GPU tests, and decode tok/s with graphs on and off.
 # Reuses graph_check.sh's build in /tmp/bgpu (run from the tree's root).
+# Halves: `split -b 49181216 SmolLM2-135M-Instruct.Q4_1.gguf part`; partaa as
+# .m/p1 for the graph_check.sh call (it copies it to /tmp/p1), partab as .m/p2
+# for this one, sent within the machine's 30 s warm window.
 cd "$(dirname "$0")/../.."
 D=$PWD/.deps/pcre2
 export LD_LIBRARY_PATH=$D/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
