@@ -150,7 +150,9 @@ void add_vocabulary(gguf::GgufWriter& w, std::uint32_t n_vocab) {
   tokens.resize(n_vocab);
   types.resize(n_vocab);
   w.add_string("tokenizer.ggml.model", "gpt2");
-  w.add_string("tokenizer.ggml.pre", "gpt2");
+  // "gpt-2": the GPT-2 pattern under the name llama.cpp knows too ("gpt2" it refuses), so the peer
+  // benchmark runs on the very same files.
+  w.add_string("tokenizer.ggml.pre", "gpt-2");
   w.add_string_array("tokenizer.ggml.tokens", tokens);
   w.add_array<std::int32_t>("tokenizer.ggml.token_type", types);
   w.add_string_array("tokenizer.ggml.merges", std::vector<std::string>{});

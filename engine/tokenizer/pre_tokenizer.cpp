@@ -39,8 +39,14 @@ struct Definition {
 
 const std::vector<Definition>& definitions() {
   static const std::vector<Definition> defs = {
-      {"gpt2", {kGpt2}, false},       {"smollm", {kDigit, kGpt2}, false}, {"llama3", {kLlama3}, true},
-      {"llama-bpe", {kLlama3}, true}, {"qwen2", {kQwen2}, false},         {"deepseek-r1-qwen", {kQwen2}, false},
+      // "gpt-2" is llama.cpp's name for the GPT-2 pattern (files it writes, and hearth-cli synth's).
+      {"gpt2", {kGpt2}, false},
+      {"gpt-2", {kGpt2}, false},
+      {"smollm", {kDigit, kGpt2}, false},
+      {"llama3", {kLlama3}, true},
+      {"llama-bpe", {kLlama3}, true},
+      {"qwen2", {kQwen2}, false},
+      {"deepseek-r1-qwen", {kQwen2}, false},
   };
   return defs;
 }

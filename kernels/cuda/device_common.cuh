@@ -62,6 +62,26 @@ __device__ __forceinline__ float warp_max(float v) {
   return v;
 }
 
+// Programmatic dependent launch (sm_90; no-ops elsewhere). A kernel launched
+// with cudaLaunchAttributeProgrammaticStreamSerialization may start while the
+// kernel before it on the stream still runs, once every block of that kernel
+// has called pdl_launch_dependents (or exited); it must call pdl_wait, which
+// returns when the kernel before has completed and its writes are visible,
+// before it reads anything that kernel (or an earlier one) wrote. Only
+// read-only data (weights) may be touched before pdl_wait. Triggering early is
+// always safe: a dependent launched without the attribute waits as usual.
+__device__ __forceinline__ void pdl_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // Sum over a block of blockDim.x threads (a multiple of 32, <= 1024); every
 // thread gets the total. scratch: 32 floats of shared memory.
 __device__ __forceinline__ float block_sum(float v, float* scratch) {

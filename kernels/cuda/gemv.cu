@@ -478,12 +478,12 @@ struct GemvLaunch {
 };
 
 GemvActivations environment_activations() {
-  // f32 by default: with q8 for one token and f32/cuBLAS for batches, a
-  // sequence's logits depend on how many others share its step, and the H200's
-  // 16-concurrent-vs-solo engine test saw 5 of 16 requests part at near-ties
-  // (allowed: 1 in 4). q8 becomes the default once batches use it too.
+  // q8 by default: multi-token products run on rows rounded the same way
+  // (quantize_q8.h, done by the CUDA backend), so a sequence's logits no
+  // longer depend on how many others share its step beyond f32/f16 rounding.
+  // HEARTH_CUDA_GEMV=f32 selects the f32 path (A/B runs).
   const char* v = std::getenv("HEARTH_CUDA_GEMV");
-  return v != nullptr && std::strcmp(v, "q8") == 0 ? GemvActivations::kQ8 : GemvActivations::kF32;
+  return v != nullptr && std::strcmp(v, "f32") == 0 ? GemvActivations::kF32 : GemvActivations::kQ8;
 }
 
 std::atomic<GemvActivations>& process_activations() {

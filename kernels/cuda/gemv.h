@@ -26,8 +26,8 @@ struct GemvEpilogue {
 //   activations. A relative error of about 1/254 of a block's largest value
 //   per activation (~0.7% relative on random rows). Applies where
 //   gemv_q8_applies; elsewhere kQ8 runs kF32.
-// kProcessDefault: the process default (kF32 unless the environment has
-//   HEARTH_CUDA_GEMV=q8, or set_default_gemv_activations changed it).
+// kProcessDefault: the process default (kQ8 unless the environment has
+//   HEARTH_CUDA_GEMV=f32, or set_default_gemv_activations changed it).
 enum class GemvActivations { kProcessDefault, kF32, kQ8 };
 
 struct GemvOptions {

@@ -33,6 +33,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 
 #include "kernels/cuda/dequant_unit.cuh"
 #include "kernels/cuda/gemv_q8.h"
@@ -429,6 +430,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<T, kPf>())
   };
   int64_t g = blockIdx.x;
   Item cur = item(g, j);
+  pdl_wait();  // x (and the residual) come from the kernels before; the weights never change
   quantize_x<Tr::kHalves>(x, chunks, xq, ds, hs);
   __syncthreads();
   for (; g < groups; g += gridDim.x) {
@@ -455,6 +457,24 @@ __global__ void __launch_bounds__(kThreads, min_blocks<T, kPf>())
       m.y[row] = acc;
     }
   }
+}
+
+// Programmatic dependent launch (device_common.cuh): the kernel's weight
+// loads overlap the end of the kernel before it. Hopper and later; off with
+// HEARTH_CUDA_PDL=0 (A/B runs). Never changes the result.
+bool pdl_on() {
+  static const bool on = [] {
+    const char* v = std::getenv("HEARTH_CUDA_PDL");
+    if (v != nullptr && std::strcmp(v, "0") == 0) return false;
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+      static_cast<void>(cudaGetLastError());
+      return false;
+    }
+    return major >= 9;
+  }();
+  return on;
 }
 
 template <GgmlType T, int L, bool kPf>
@@ -487,7 +507,17 @@ Status launch_q8(const Q8Mats& mats, int64_t cols, const float* x, cudaStream_t 
   // fullest one would have anyway: fewer activation prologues, same finish.
   const int64_t per_block = (groups + static_cast<int64_t>(per_sm) * sms - 1) / (static_cast<int64_t>(per_sm) * sms);
   const auto grid = static_cast<unsigned>((groups + per_block - 1) / per_block);
-  kernel<<<grid, kThreads, smem, stream>>>(mats, chunks, x);
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute pdl[1];
+  pdl[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  pdl[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = pdl;
+  cfg.numAttrs = pdl_on() ? 1 : 0;
+  HEARTH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, mats, chunks, x));
   return check_launch("gemv_q8_kernel");
 }
 

@@ -9,6 +9,7 @@ namespace {
 constexpr int kThreads = 256;
 
 __global__ void swiglu_kernel(const float* gate, const float* up, float* out, int64_t n) {
+  pdl_launch_dependents();  // the down GEMV may load its weights meanwhile
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * kThreads) {
     const float g = gate[i];

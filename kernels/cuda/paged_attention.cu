@@ -109,6 +109,7 @@ template <KvPrecision kDtype>
 __global__ void __launch_bounds__(kWarps* kWarp) attn_split_kernel(AttnArgs a) {
   __shared__ float s_ml[kWarps][kMaxGroup][2];
   __shared__ float s_acc[kWarps][kMaxGroup][kMaxAttnHeadDim];
+  pdl_launch_dependents();  // the output GEMV may load its weights meanwhile
   const int t = blockIdx.x, chunk = blockIdx.z;
   const int g = blockIdx.y / a.subgroups;
   const int h0 = g * a.group + (blockIdx.y % a.subgroups) * kMaxGroup;
@@ -173,6 +174,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) attn_split_kernel(AttnArgs a) {
 // grid: token * n_heads; block: head_dim threads. out = sum_c acc_c e^(m_c - M) / sum_c l_c e^(m_c - M).
 __global__ void attn_combine_kernel(const float* __restrict__ part_acc, const float* __restrict__ part_ml, int n_splits,
                                     int head_dim, float* __restrict__ out) {
+  pdl_launch_dependents();
   const int64_t th = blockIdx.x;
   const float* ml = part_ml + 2 * th * n_splits;
   float m = -INFINITY;

@@ -11,6 +11,7 @@ constexpr int kThreads = 256;
 __global__ void __launch_bounds__(kThreads)
     rmsnorm_kernel(float* x, const float* delta, const float* __restrict__ weight, float* y, int64_t dim, float eps) {
   __shared__ float scratch[kWarp];
+  pdl_launch_dependents();  // the GEMV after the norm may load its weights meanwhile
   float* xr = x + static_cast<int64_t>(blockIdx.x) * dim;
   float* yr = y + static_cast<int64_t>(blockIdx.x) * dim;
   float sum = 0.0f;
@@ -40,6 +41,7 @@ __global__ void __launch_bounds__(kThreads)
     rmsnorm4_kernel(float* x, const float* __restrict__ delta, const float* __restrict__ weight, float* y, int64_t dim,
                     float eps) {
   __shared__ float scratch[kWarp];
+  pdl_launch_dependents();  // the GEMV after the norm may load its weights meanwhile
   const int64_t dim4 = dim / 4, row = static_cast<int64_t>(blockIdx.x) * dim4;
   float4* xr = reinterpret_cast<float4*>(x) + row;
   float4 v[kPer];

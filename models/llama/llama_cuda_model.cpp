@@ -9,6 +9,7 @@ Result<std::unique_ptr<LlamaCudaModel>> LlamaCudaModel::load(std::unique_ptr<ggu
   backend_options.kv_precision = options.kv_precision;
   backend_options.vram_budget_bytes = options.vram_budget_bytes;
   backend_options.layer_timing_interval = options.layer_timing_interval;
+  backend_options.cuda_graphs = options.cuda_graphs;
   HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<cuda::CudaBackend> ops, cuda::CudaBackend::create(backend_options));
   const cuda::CudaBackend* raw = ops.get();
   std::unique_ptr<LlamaCudaModel> model(new LlamaCudaModel(std::move(ops), raw));

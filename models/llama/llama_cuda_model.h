@@ -15,7 +15,7 @@
 namespace hearth::models {
 
 struct LlamaCudaOptions {
-  int device = 0;       // CUDA device index
+  int device = 0;                                // CUDA device index
   KvPrecision kv_precision = KvPrecision::kF16;  // f16 or FP8 E4M3 (scale 1)
   // Bytes of GPU memory the model may hold (weights + KV pool + workspace);
   // 0: whatever the device has free.
@@ -25,6 +25,8 @@ struct LlamaCudaOptions {
   // the events cost 0.95% of a default-model decode step on the H200
   // (CudaModel.LayerTimingCost). 0: never.
   int layer_timing_interval = 1;
+  // Decode steps replayed from CUDA graphs (CudaBackendOptions::cuda_graphs).
+  bool cuda_graphs = true;
 };
 
 class LlamaCudaModel final : public LlamaModel {
@@ -41,6 +43,8 @@ class LlamaCudaModel final : public LlamaModel {
   // The device's free and total memory (cudaMemGetInfo), for the VRAM panel.
   Result<cuda::DeviceMemoryInfo> device_memory() const { return cuda_->context().memory_info(); }
   const cuda::CudaContext& context() const { return cuda_->context(); }
+  // Decode steps run from a CUDA graph so far.
+  std::uint64_t cuda_graph_launches() const { return cuda_->graph_launches(); }
 
  private:
   LlamaCudaModel(std::unique_ptr<cuda::CudaBackend> ops, const cuda::CudaBackend* cuda);

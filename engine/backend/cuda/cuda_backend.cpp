@@ -2,6 +2,7 @@
 #include "engine/backend/cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <array>
 
 #include "engine/core/log.h"
 #include "kernels/cuda/elementwise.h"
@@ -10,6 +11,7 @@
 #include "kernels/cuda/gemv.h"
 #include "kernels/cuda/glu.h"
 #include "kernels/cuda/paged_attention.h"
+#include "kernels/cuda/quantize_q8.h"
 #include "kernels/cuda/rmsnorm.h"
 #include "kernels/cuda/rope.h"
 #include "kernels/cuda/store_kv.h"
@@ -31,16 +33,30 @@ CudaBackend::StepSizes CudaBackend::stage_inputs(std::span<const SequenceStep> s
   StepSizes sz;
   std::size_t max_blocks = 1;
   logit_rows_.clear();
+  sz.decode = !steps.empty() && steps.size() <= static_cast<std::size_t>(kc::kMaxGemvTokens);
   for (const auto& s : steps) {
     const auto count = static_cast<std::int64_t>(s.tokens.size());
     max_blocks = std::max(max_blocks, s.block_table.size());
     sz.max_context = std::max(sz.max_context, static_cast<int>(s.start_pos + count));
+    sz.decode = sz.decode && count == 1 && s.want_logits && !s.all_logits;
     if (s.want_logits) {
       const std::int64_t rows = s.all_logits ? count : 1;
-      logit_rows_.push_back(LogitRows{sz.n_tokens + count - rows, rows});
+      const std::int64_t row = sz.n_tokens + count - rows;
+      if (!logit_rows_.empty() && logit_rows_.back().row + logit_rows_.back().count == row) {
+        logit_rows_.back().count += rows;  // contiguous rows: one norm launch
+      } else {
+        logit_rows_.push_back(LogitRows{row, rows});
+      }
       sz.n_logit_rows += rows;
     }
     sz.n_tokens += count;
+  }
+  const std::int32_t bs = kv_layout_.block_size;
+  if (sz.decode) {
+    // Padded rows point at block 0 and are never read (past every position).
+    constexpr int kBucket = StepGraphs::kContextBucket;
+    sz.max_context = (sz.max_context + kBucket - 1) / kBucket * kBucket;
+    max_blocks = std::max(max_blocks, static_cast<std::size_t>((sz.max_context + bs - 1) / bs));
   }
   sz.max_blocks = static_cast<int>(max_blocks);
   const auto n = static_cast<std::size_t>(sz.n_tokens);
@@ -51,7 +67,6 @@ CudaBackend::StepSizes CudaBackend::stage_inputs(std::span<const SequenceStep> s
   std::int32_t* slots = positions + n;
   std::int32_t* token_seq = slots + n;
   std::int32_t* tables = token_seq + n;
-  const std::int32_t bs = kv_layout_.block_size;
   std::size_t t = 0;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const SequenceStep& s = steps[i];
@@ -72,10 +87,19 @@ Result<void> CudaBackend::begin_step(std::span<const SequenceStep> steps) {
   step_result_ = {};
   timed_ = false;
   HEARTH_TRY(ctx_->make_current());
+  if (graph_mode_ == StepGraphs::Mode::kCapture) {  // the last step never finished: close its capture
+    static_cast<void>(graphs_.end_capture(ctx_->stream(), graph_key_, 0, true));
+  }
+  graph_mode_ = StepGraphs::Mode::kEager;
   StepSizes sz = stage_inputs(steps);
   sz.split_len = kc::choose_split_len(static_cast<int>(sz.n_tokens), shape_.n_head, shape_.n_head_kv, sz.max_context,
                                       ctx_->sm_count());
   sz.gemm_bytes = gemm_workspace_bytes(sz.n_tokens, sz.n_logit_rows);
+  if (kc::default_gemv_activations() == kc::GemvActivations::kQ8) {
+    const std::int64_t rows = std::max(sz.n_tokens, sz.n_logit_rows);
+    const std::int64_t cols = std::max(max_linear_cols_, output_.cols);
+    sz.xq_bytes = rows > 1 ? static_cast<std::size_t>(rows * cols) * sizeof(float) : 0;
+  }
   sz.attn_bytes = kc::paged_attention_workspace_bytes(static_cast<int>(sz.n_tokens), shape_.n_head, shape_.head_dim,
                                                       sz.max_context, sz.split_len);
   HEARTH_TRY(reserve(sz));
@@ -83,13 +107,16 @@ Result<void> CudaBackend::begin_step(std::span<const SequenceStep> steps) {
   n_tokens_ = sz.n_tokens;
   timed_ = layer_timing_interval_ > 0 && step_count_++ % static_cast<unsigned>(layer_timing_interval_) == 0;
   if (timed_) HEARTH_TRY(layer_timer_.init(static_cast<std::uint32_t>(shape_.n_layer)));
-  return to_result(kc::Status{cudaMemcpyAsync(ws_.ints.get(), host_ints_.data(), sz.n_ints * sizeof(std::int32_t),
-                                              cudaMemcpyHostToDevice, ctx_->stream()),
-                              "cudaMemcpyAsync (step inputs)"},
-                   "forward");
+  HEARTH_TRY(to_result(kc::Status{cudaMemcpyAsync(ws_.ints.get(), host_ints_.data(), sz.n_ints * sizeof(std::int32_t),
+                                                  cudaMemcpyHostToDevice, ctx_->stream()),
+                                  "cudaMemcpyAsync (step inputs)"},
+                       "forward"));
+  plan_graph();
+  return {};
 }
 
 Result<void> CudaBackend::finish_step() {
+  run_graph();
   // The step's work (and the logits' copy) is done when the stream is.
   const Result<void> synced = ctx_->synchronize();
   if (!step_result_) return step_result_;
@@ -104,6 +131,76 @@ Result<void> CudaBackend::finish_step() {
   return {};
 }
 
+void CudaBackend::plan_graph() {
+  graph_mode_ = StepGraphs::Mode::kEager;
+  op_fingerprint_ = 0;
+  graph_logits_ = {};
+  if (!graphs_enabled_ || !sz_.decode) return;
+  StepGraphKey key;
+  key.n_tokens = sz_.n_tokens;
+  key.max_context = sz_.max_context;
+  key.max_blocks = sz_.max_blocks;
+  std::uint64_t h = 0;
+  for (const Activation& a : acts_) h = fingerprint_mix(h, reinterpret_cast<std::uintptr_t>(a.data));
+  for (const void* p :
+       {ws_.ints.get(), ws_.logits.get(), ws_.attn_split.get(), ws_.xq.get(), k_pool_.get(), v_pool_.get()}) {
+    h = fingerprint_mix(h, reinterpret_cast<std::uintptr_t>(p));
+  }
+  key.buffers = h;
+  key.gemv_mode = static_cast<int>(kc::default_gemv_activations());
+  key.timed = timed_;
+  graph_key_ = key;
+  graph_mode_ = graphs_.plan(key);
+  if (graph_mode_ != StepGraphs::Mode::kCapture) return;
+  if (Result<void> r = graphs_.begin_capture(ctx_->stream()); !r) {
+    log::get("cuda")->warn("{}; decode steps run without graphs", r.error().message);
+    graphs_enabled_ = false;
+    graph_mode_ = StepGraphs::Mode::kEager;
+  }
+}
+
+void CudaBackend::run_graph() {
+  const StepGraphs::Mode mode = graph_mode_;
+  graph_mode_ = StepGraphs::Mode::kEager;
+  if (mode == StepGraphs::Mode::kEager) return;
+  cudaStream_t stream = ctx_->stream();
+  if (mode == StepGraphs::Mode::kCapture) {
+    const bool op_failed = failed();
+    if (Result<void> r = graphs_.end_capture(stream, graph_key_, op_fingerprint_, op_failed); !r && !op_failed) {
+      log::get("cuda")->warn("{}; decode steps run without graphs", r.error().message);
+      graphs_enabled_ = false;
+      step_result_ = std::move(r);
+    }
+  } else if (op_fingerprint_ != graphs_.fingerprint(graph_key_)) {
+    graphs_.clear();
+    if (!failed()) {
+      step_result_ = make_error(ErrorCode::kInternal,
+                                "CUDA graph: this decode step's ops differ from the captured step's (a model must "
+                                "make the same op calls on every decode step of one shape)");
+    }
+  }
+  if (failed()) return;
+  if (Result<void> r = graphs_.launch(graph_key_, stream); !r) {
+    step_result_ = std::move(r);
+    return;
+  }
+  ++graph_launches_;
+  if (sz_.n_logit_rows == 0) return;
+  const std::size_t bytes = static_cast<std::size_t>(sz_.n_logit_rows * output_.rows) * sizeof(float);
+  check(kc::Status{cudaMemcpyAsync(graph_logits_.data(), ws_.logits.get(), bytes, cudaMemcpyDeviceToHost, stream),
+                   "cudaMemcpyAsync (logits)"},
+        "forward");
+}
+
+bool CudaBackend::skip_op(std::uint64_t tag, const void* a, const void* b) {
+  if (graph_mode_ != StepGraphs::Mode::kEager) {
+    op_fingerprint_ = fingerprint_mix(op_fingerprint_, tag);
+    op_fingerprint_ = fingerprint_mix(op_fingerprint_, reinterpret_cast<std::uintptr_t>(a));
+    op_fingerprint_ = fingerprint_mix(op_fingerprint_, reinterpret_cast<std::uintptr_t>(b));
+  }
+  return failed() || graph_mode_ == StepGraphs::Mode::kReplay;
+}
+
 bool CudaBackend::check(kc::Status status, const char* what) {
   if (failed()) return false;
   if (status.ok()) return true;
@@ -112,19 +209,21 @@ bool CudaBackend::check(kc::Status status, const char* what) {
 }
 
 void CudaBackend::mark_layer(std::uint32_t boundary) {
-  if (!timed_ || failed()) return;
-  if (Result<void> r = layer_timer_.record(boundary, ctx_->stream()); !r) step_result_ = std::move(r);
+  // A replayed graph records its own events.
+  if (!timed_ || failed() || graph_mode_ == StepGraphs::Mode::kReplay) return;
+  const bool capturing = graph_mode_ == StepGraphs::Mode::kCapture;
+  if (Result<void> r = layer_timer_.record(boundary, ctx_->stream(), capturing); !r) step_result_ = std::move(r);
 }
 
 void CudaBackend::do_embed(const backend::Matrix& table, Activation out) {
-  if (failed()) return;
+  if (skip_op(1, table.data, out.data)) return;
   const auto* ids = ws_.ints.as<const std::int32_t>();
   check(kc::embedding_lookup(device_matrix(table), ids, static_cast<int>(n_tokens_), out.data, ctx_->stream()),
         "token embedding");
 }
 
 void CudaBackend::do_rms_norm(Activation x, const backend::Vector& weight, float eps, Activation out) {
-  if (failed()) return;
+  if (skip_op(2, x.data, out.data)) return;
   check(kc::rmsnorm(x.data, weight.data, out.data, n_tokens_, x.width, eps, ctx_->stream()), "rms_norm");
 }
 
@@ -133,11 +232,18 @@ void CudaBackend::linear(const backend::Matrix& w, const float* x, std::int64_t 
   if (failed()) return;
   cudaStream_t stream = ctx_->stream();
   const kc::DeviceMatrix m = device_matrix(w);
-  if (n <= kc::kMaxGemvTokens) {
-    kc::GemvEpilogue ep;
-    ep.bias = bias;
-    ep.residual = residual;
-    check(kc::gemv(m, x, static_cast<int>(n), residual != nullptr ? residual : y, stream, ep), "gemv");
+  x = q8_rows(m, x, n);
+  if (x == nullptr) return;
+  if (n <= std::max<std::int64_t>(kc::kMaxGemvTokens, gemv_max_tokens_)) {
+    // Chunks of <= kMaxGemvTokens rows, each a pass over the weights.
+    float* out = residual != nullptr ? residual : y;
+    for (std::int64_t t = 0; t < n; t += kc::kMaxGemvTokens) {
+      const auto rows = static_cast<int>(std::min<std::int64_t>(kc::kMaxGemvTokens, n - t));
+      kc::GemvEpilogue ep;
+      ep.bias = bias;
+      ep.residual = residual != nullptr ? residual + t * w.rows : nullptr;
+      if (!check(kc::gemv(m, x + t * w.cols, rows, out + t * w.rows, stream, ep), "gemv")) return;
+    }
     return;
   }
   float* out = residual != nullptr ? scratch : y;
@@ -148,22 +254,48 @@ void CudaBackend::linear(const backend::Matrix& w, const float* x, std::int64_t 
   if (residual != nullptr) check(kc::add(residual, out, residual, n * w.rows, stream), "residual add");
 }
 
+const float* CudaBackend::q8_rows(const kc::DeviceMatrix& w, const float* x, std::int64_t n) {
+  if (n <= 1 || kc::default_gemv_activations() != kc::GemvActivations::kQ8 || !kc::gemv_q8_applies(w, 1)) return x;
+  float* out = ws_.xq.as<float>();
+  if (!check(kc::quantize_dequantize_q8(x, n, w.cols, out, ctx_->stream()), "8-bit activation rows")) return nullptr;
+  return out;
+}
+
 void CudaBackend::do_linear(const backend::Matrix& w, Activation x, Activation y, const backend::Vector& bias) {
+  if (skip_op(3, w.data, y.data)) return;
   linear(w, x.data, n_tokens_, y.data, bias.data, nullptr, nullptr);
 }
 
-// One product per matrix for now (a fused q/k/v GEMV is the next step).
+// One token: one gemv_fused call (one launch over the matrices' rows, x
+// quantized once, where the 8-bit path applies; each output bit-identical to
+// its own gemv either way). Larger steps: one product per matrix.
 void CudaBackend::do_linear_many(Activation x, std::span<const backend::LinearOut> outs) {
+  if (skip_op(4, x.data, outs.empty() ? nullptr : outs.front().y.data)) return;
+  if (n_tokens_ == 1 && outs.size() <= static_cast<std::size_t>(kc::kMaxFused)) {
+    std::array<kc::DeviceMatrix, kc::kMaxFused> m;
+    std::array<kc::GemvOutput, kc::kMaxFused> y;
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      m[i] = device_matrix(outs[i].w);
+      y[i].w = &m[i];
+      y[i].y = outs[i].y.data;
+      y[i].epilogue.bias = outs[i].bias.data;
+    }
+    check(kc::gemv_fused(kc::GemvOptions{}, y.data(), static_cast<int>(outs.size()), x.data,
+                         static_cast<int>(n_tokens_), ctx_->stream()),
+          "gemv (fused)");
+    return;
+  }
   for (const backend::LinearOut& o : outs) linear(o.w, x.data, n_tokens_, o.y.data, o.bias.data, nullptr, nullptr);
 }
 
 void CudaBackend::do_linear_residual(const backend::Matrix& w, Activation x, Activation residual, Activation scratch) {
+  if (skip_op(5, w.data, residual.data)) return;
   linear(w, x.data, n_tokens_, residual.data, nullptr, residual.data, scratch.data);
 }
 
 void CudaBackend::do_rope(Activation q, std::int32_t n_q_heads, Activation k, std::int32_t n_k_heads,
                           const backend::RopeConfig& c) {
-  if (failed()) return;
+  if (skip_op(6, q.data, k.data)) return;
   const std::int32_t* positions = ws_.ints.as<const std::int32_t>() + n_tokens_;
   kernels::RopeParams rp;
   rp.head_dim = c.head_dim;
@@ -176,13 +308,13 @@ void CudaBackend::do_rope(Activation q, std::int32_t n_q_heads, Activation k, st
 }
 
 void CudaBackend::do_store_kv(std::int32_t layer, Activation k, Activation v) {
-  if (failed()) return;
+  if (skip_op(7 + (static_cast<std::uint64_t>(layer) << 8), k.data, v.data)) return;
   const std::int32_t* slots = ws_.ints.as<const std::int32_t>() + 2 * n_tokens_;
   check(kc::store_kv(layer_cache(layer), k.data, v.data, slots, n_tokens_, ctx_->stream()), "store_kv");
 }
 
 void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out, float scale) {
-  if (failed()) return;
+  if (skip_op(8 + (static_cast<std::uint64_t>(layer) << 8), q.data, out.data)) return;
   const auto* ints = ws_.ints.as<const std::int32_t>();
   kc::AttentionBatch batch;
   batch.q = q.data;
@@ -202,20 +334,22 @@ void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out,
 }
 
 void CudaBackend::do_glu(backend::GluKind, Activation gate, Activation up) {
-  if (failed()) return;
+  if (skip_op(9, gate.data, up.data)) return;
   check(kc::swiglu(gate.data, up.data, gate.data, n_tokens_ * gate.width, ctx_->stream()), "swiglu");
 }
 
 void CudaBackend::do_add(Activation x, Activation y) {
-  if (failed()) return;
+  if (skip_op(10, x.data, y.data)) return;
   check(kc::add(x.data, y.data, x.data, n_tokens_ * x.width, ctx_->stream()), "add");
 }
 
 // Final norm of the rows that want logits, packed into scratch in step order,
-// the output projection into ws_.logits, and the copy back to the host.
+// the output projection into ws_.logits, and the copy back to the host (for
+// a graph step, after the launch: run_graph).
 void CudaBackend::do_logits(Activation x, const backend::Vector& norm, float eps, Activation scratch,
                             std::span<float> logits) {
-  if (failed() || sz_.n_logit_rows == 0) return;
+  graph_logits_ = logits;
+  if (skip_op(11, x.data, scratch.data) || sz_.n_logit_rows == 0) return;
   std::int64_t out_rows = 0;
   for (const LogitRows& r : logit_rows_) {
     if (!check(kc::rmsnorm(x.data + r.row * x.width, norm.data, scratch.data + out_rows * scratch.width, r.count,
@@ -226,6 +360,7 @@ void CudaBackend::do_logits(Activation x, const backend::Vector& norm, float eps
     out_rows += r.count;
   }
   linear(output_, scratch.data, out_rows, ws_.logits.as<float>(), nullptr, nullptr, nullptr);
+  if (graph_mode_ != StepGraphs::Mode::kEager) return;
   const std::size_t bytes = static_cast<std::size_t>(out_rows * output_.rows) * sizeof(float);
   check(kc::Status{cudaMemcpyAsync(logits.data(), ws_.logits.get(), bytes, cudaMemcpyDeviceToHost, ctx_->stream()),
                    "cudaMemcpyAsync (logits)"},

@@ -7,8 +7,10 @@
 // block tables to the device in one transfer, every op is enqueued on the
 // stream (no host synchronization until finish_step), and the logits of the
 // rows that want them come back at the end. Steps of <= 8 tokens use the
-// fused-dequant GEMV (bias and residual fused into it); larger ones
-// dequantize each matrix to f16 and multiply with cuBLAS.
+// fused-dequant GEMV (bias and residual fused into it; q/k/v and gate/up as
+// one launch each); larger ones dequantize each matrix to f16 and multiply
+// with cuBLAS. Decode steps (one token per sequence, <= 8 sequences) are
+// captured as CUDA graphs and replayed (step_graph.h).
 //
 // Memory: the weights, the pool and the step workspace stay inside the VRAM
 // budget (0: whatever cudaMalloc gives); an allocation past it is kOutOfMemory
@@ -25,6 +27,7 @@
 #include "engine/backend/cuda/cuda_context.h"
 #include "engine/backend/cuda/device_buffer.h"
 #include "engine/backend/cuda/layer_timer.h"
+#include "engine/backend/cuda/step_graph.h"
 #include "engine/backend/ops.h"
 #include "kernels/cuda/device_matrix.h"
 #include "kernels/cuda/paged_kv.h"
@@ -32,7 +35,7 @@
 namespace hearth::cuda {
 
 struct CudaBackendOptions {
-  int device = 0;       // CUDA device index
+  int device = 0;                                // CUDA device index
   KvPrecision kv_precision = KvPrecision::kF16;  // f16 or FP8 E4M3 (scale 1); q8_0 is refused
   // Bytes of GPU memory the model may hold (weights + KV pool + workspace);
   // 0: whatever the device has free.
@@ -40,6 +43,10 @@ struct CudaBackendOptions {
   // Layer times (layer_ms) on one step in this many; 0: never. Events cost
   // about 1% of a small model's decode step (CudaModel.LayerTimingCost).
   int layer_timing_interval = 1;
+  // Decode steps replayed from CUDA graphs (step_graph.h); the environment's
+  // HEARTH_CUDA_GRAPH=0 turns them off too (A/B runs). Never changes a result:
+  // a replay runs the captured kernels with the same arguments.
+  bool cuda_graphs = true;
 };
 
 class CudaBackend final : public backend::Ops {
@@ -70,6 +77,8 @@ class CudaBackend final : public backend::Ops {
   ModelMemory memory() const override;
 
   const CudaContext& context() const { return *ctx_; }
+  // Decode steps run from a CUDA graph so far (captured or replayed).
+  std::uint64_t graph_launches() const { return graph_launches_; }
 
  private:
   using DeviceMatrix = kernels::cuda::DeviceMatrix;
@@ -81,6 +90,7 @@ class CudaBackend final : public backend::Ops {
     DeviceBuffer ints;                      // step inputs, see StepSizes
     DeviceBuffer gemm;                      // matmul_f16 scratch (bytes)
     DeviceBuffer attn_split;                // paged_attention split-KV scratch (bytes)
+    DeviceBuffer xq;                        // [rows][cols] f32: 8-bit-rounded product inputs (q8_rows)
     std::size_t bytes() const;
   };
   // A step's sizes. ws_.ints holds, in this order, token ids, positions, KV
@@ -96,6 +106,11 @@ class CudaBackend final : public backend::Ops {
     int split_len = 0;              // paged attention chunk (positions)
     std::size_t gemm_bytes = 0;     // matmul_f16 scratch
     std::size_t attn_bytes = 0;     // split-KV scratch
+    std::size_t xq_bytes = 0;       // q8_rows scratch (multi-token steps, 8-bit activations)
+    // One token per sequence, each wanting its logits, <= kMaxGemvTokens
+    // sequences: max_context is rounded up to StepGraphs::kContextBucket
+    // (graphs or not, so a replay and an eager step compute alike).
+    bool decode = false;
   };
   // The rows of one sequence that want logits: [row, row + count) of the step.
   struct LogitRows {
@@ -125,10 +140,24 @@ class CudaBackend final : public backend::Ops {
   // the step has already failed or `status` is one.
   bool check(kernels::cuda::Status status, const char* what);
   bool failed() const { return !step_result_.ok(); }
+  // Every do_* op starts with it: true when the op must enqueue nothing (the
+  // step failed, or a graph replays it). While a graph is captured or
+  // replayed it folds (tag, a, b) into the step's op fingerprint.
+  bool skip_op(std::uint64_t tag, const void* a, const void* b);
+  // begin_step's last part: capture or replay this decode step (graph_mode_).
+  void plan_graph();
+  // finish_step's first part: end the capture / check the fingerprint, launch
+  // the graph and copy the logits back.
+  void run_graph();
   // y = W x (+ bias) over n rows; with `residual`, residual += W x (scratch:
   // the cuBLAS path's product, W's rows wide).
   void linear(const backend::Matrix& w, const float* x, std::int64_t n, float* y, const float* bias, float* residual,
               float* scratch);
+  // x itself, or (n > 1 rows, the process default kQ8, and w one the
+  // one-token q8 GEMV takes) x's rows rounded to 8-bit codes in ws_.xq, so a
+  // token's products use the same activations in a batch as alone
+  // (quantize_q8.h); null when that launch failed.
+  const float* q8_rows(const kernels::cuda::DeviceMatrix& w, const float* x, std::int64_t n);
   StepSizes stage_inputs(std::span<const SequenceStep> steps);
   std::size_t gemm_workspace_bytes(std::int64_t n_tokens, std::int64_t n_logit_rows) const;
   // Makes the next memory() ask the driver (after an allocation or a free).
@@ -144,9 +173,14 @@ class CudaBackend final : public backend::Ops {
   KvPrecision kv_precision_ = KvPrecision::kF16;
   std::size_t vram_budget_ = 0;  // bytes; 0: no budget beyond what cudaMalloc gives
   int layer_timing_interval_ = 0;
+  // Steps of up to this many tokens multiply by GEMV passes of
+  // kMaxGemvTokens rows each, larger ones through cuBLAS; from
+  // HEARTH_CUDA_GEMV_TOKENS (A/B runs), else kMaxGemvTokens.
+  std::int64_t gemv_max_tokens_ = 0;
   std::vector<DeviceBuffer> weight_buffers_;
   std::vector<backend::Matrix> linear_matrices_;  // uploaded with MatrixUse::kLinear (sizes the gemm scratch)
   std::size_t weight_bytes_ = 0;
+  std::int64_t max_linear_cols_ = 0;  // widest input of the kLinear matrices
   KvLayout kv_layout_;
   DeviceBuffer k_pool_, v_pool_;  // [layer][block][token][kv_head][head_dim], f16 or fp8
   Workspace ws_;
@@ -156,6 +190,13 @@ class CudaBackend final : public backend::Ops {
   std::vector<LogitRows> logit_rows_;    // [sequences that want logits]
   Result<void> step_result_;             // the step's first failure
   bool timed_ = false;                   // this step records layer events
+  bool graphs_enabled_ = true;
+  StepGraphs graphs_;
+  StepGraphs::Mode graph_mode_ = StepGraphs::Mode::kEager;  // of the current step
+  StepGraphKey graph_key_;                                  // of the current step
+  std::uint64_t op_fingerprint_ = 0;                        // of the current step's op calls
+  std::uint64_t graph_launches_ = 0;
+  std::span<float> graph_logits_;  // where the replayed step's logits go (copied after the launch)
   LayerTimer layer_timer_;
   std::uint64_t step_count_ = 0;
   // memory()'s cached cudaMemGetInfo (memory() is const and may be called from any thread).

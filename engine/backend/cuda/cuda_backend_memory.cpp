@@ -1,7 +1,9 @@
 // CudaBackend: the device, the weights, the KV pool and the step workspace,
 // each inside the VRAM budget.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "engine/backend/cuda/cuda_backend.h"
 #include "kernels/cpu/ggml_type.h"
@@ -34,7 +36,7 @@ constexpr std::chrono::milliseconds kDeviceInfoRefresh{250};
 }  // namespace
 
 std::size_t CudaBackend::Workspace::bytes() const {
-  std::size_t b = logits.bytes() + ints.bytes() + gemm.bytes() + attn_split.bytes();
+  std::size_t b = logits.bytes() + ints.bytes() + gemm.bytes() + attn_split.bytes() + xq.bytes();
   for (const DeviceBuffer& a : activations) b += a.bytes();
   return b;
 }
@@ -48,7 +50,13 @@ CudaBackend::CudaBackend(std::unique_ptr<CudaContext> ctx, const CudaBackendOpti
     : ctx_(std::move(ctx)),
       kv_precision_(options.kv_precision),
       vram_budget_(options.vram_budget_bytes),
-      layer_timing_interval_(options.layer_timing_interval) {}
+      layer_timing_interval_(options.layer_timing_interval) {
+  const char* env = std::getenv("HEARTH_CUDA_GRAPH");
+  graphs_enabled_ = options.cuda_graphs && !(env != nullptr && std::string_view(env) == "0");
+  // A/B knobs of the device runs (docs/perf-notes.md): layer timing interval, GEMV batch limit.
+  if (const char* v = std::getenv("HEARTH_CUDA_LAYER_TIMING"); v != nullptr) layer_timing_interval_ = std::atoi(v);
+  if (const char* v = std::getenv("HEARTH_CUDA_GEMV_TOKENS"); v != nullptr) gemv_max_tokens_ = std::atoi(v);
+}
 
 CudaBackend::~CudaBackend() {
   // Buffers are freed on this context's device (cudaFree needs no stream, but
@@ -102,7 +110,10 @@ Result<backend::Matrix> CudaBackend::upload_matrix(const backend::HostTensor& t,
   weight_bytes_ += bytes;
   weight_buffers_.push_back(std::move(buffer));
   const backend::Matrix handle{t.type, m.data, m.rows, m.cols, m.row_stride};
-  if (use == backend::MatrixUse::kLinear) linear_matrices_.push_back(handle);
+  if (use == backend::MatrixUse::kLinear) {
+    linear_matrices_.push_back(handle);
+    max_linear_cols_ = std::max(max_linear_cols_, handle.cols);
+  }
   return handle;
 }
 
@@ -211,7 +222,7 @@ std::size_t CudaBackend::workspace_bytes_for(const StepSizes& sz) const {
   const std::int64_t tokens = sz.n_tokens > ws_.tokens ? std::max<std::int64_t>(sz.n_tokens, 16) : ws_.tokens;
   return f32_bytes(tokens * per_token) + std::max(ws_.logits.bytes(), f32_bytes(sz.n_logit_rows * output_.rows)) +
          std::max(ws_.ints.bytes(), sz.n_ints * sizeof(std::int32_t)) + std::max(ws_.gemm.bytes(), sz.gemm_bytes) +
-         std::max(ws_.attn_split.bytes(), sz.attn_bytes);
+         std::max(ws_.attn_split.bytes(), sz.attn_bytes) + std::max(ws_.xq.bytes(), sz.xq_bytes);
 }
 
 Result<void> CudaBackend::reserve(const StepSizes& sz) {
@@ -245,6 +256,7 @@ Result<void> CudaBackend::reserve(const StepSizes& sz) {
   HEARTH_TRY(at_least(ws_.logits, f32_bytes(sz.n_logit_rows * output_.rows), "logits"));
   HEARTH_TRY(at_least(ws_.ints, sz.n_ints * sizeof(std::int32_t), "step inputs"));
   HEARTH_TRY(at_least(ws_.gemm, sz.gemm_bytes, "the f16 matmul scratch"));
+  HEARTH_TRY(at_least(ws_.xq, sz.xq_bytes, "the 8-bit activation rows"));
   return at_least(ws_.attn_split, sz.attn_bytes, "the split-KV attention scratch");
 }
 

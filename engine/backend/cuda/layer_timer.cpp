@@ -28,8 +28,11 @@ Result<void> LayerTimer::init(std::uint32_t n_layers) {
   return {};
 }
 
-Result<void> LayerTimer::record(std::uint32_t i, cudaStream_t stream) const {
+Result<void> LayerTimer::record(std::uint32_t i, cudaStream_t stream, bool capturing) const {
   if (i >= events_.size()) return make_error(ErrorCode::kInternal, "layer timing: boundary out of range");
+  if (capturing) {
+    return check(cudaEventRecordWithFlags(events_[i], stream, cudaEventRecordExternal), "cudaEventRecordWithFlags");
+  }
   return check(cudaEventRecord(events_[i], stream), "cudaEventRecord");
 }
 

@@ -24,7 +24,9 @@ class LayerTimer {
   // Creates the n_layers + 1 events on the current device (first call only).
   Result<void> init(std::uint32_t n_layers);
   // Records boundary `i` on `stream`: 0 before the first layer, i after layer i - 1.
-  Result<void> record(std::uint32_t i, cudaStream_t stream) const;
+  // While `stream` captures a graph, the record becomes one of its nodes
+  // (cudaEventRecordExternal), so each replay times its layers.
+  Result<void> record(std::uint32_t i, cudaStream_t stream, bool capturing = false) const;
   // After every recorded boundary has completed (the stream synchronized):
   // out[l] = ms between boundaries l and l + 1, out.size() == n_layers.
   Result<void> read(std::span<double> out) const;

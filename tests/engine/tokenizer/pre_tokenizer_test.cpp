@@ -33,9 +33,10 @@ const Case kCases[] = {
     {"gpt2", "end  ", {"end", "  "}},
     {"gpt2", "don't!!", {"don", "'t", "!!"}},
     {"gpt2", "tab\tx", {"tab", "\t", "x"}},
-    {"gpt2", "a\xC2\x85 b", {"a", "\xC2\x85", " b"}},        // U+0085 is whitespace
+    {"gpt2", "a\xC2\x85 b", {"a", "\xC2\x85", " b"}},          // U+0085 is whitespace
     {"gpt2", "a \xE1\xA0\x8Ey", {"a", " \xE1\xA0\x8E", "y"}},  // U+180E is not
     {"gpt2", "caf\xC3\xA9 \xE4\xBD\xA0\xE5\xA5\xBD", {"caf\xC3\xA9", " \xE4\xBD\xA0\xE5\xA5\xBD"}},
+    {"gpt-2", "I'm 42 years", {"I", "'m", " 42", " years"}},  // llama.cpp's name for gpt2
     {"smollm", "abc123 def", {"abc", "1", "2", "3", " def"}},
     {"smollm", "x 42", {"x", " ", "4", "2"}},
     {"smollm", "\xC2\xBD\xC2\xB2", {"\xC2\xBD", "\xC2\xB2"}},  // ½ ² are \p{N}
