@@ -208,7 +208,9 @@ void EngineImpl::loop() {
   for (;;) {
     Inbox in = wait_for_work();
     for (Incoming& r : in.requests) {
-      const bool cancelled = cancel_pending(r.id, in.cancels);
+      // Only a chat prompt (a template render, up to its deadline) is worth
+      // skipping; token and text prompts keep their errors ahead of a cancel.
+      const bool cancelled = !r.request.messages.empty() && cancel_pending(r.id, in.cancels);
       start_request(std::move(r), cancelled);
     }
     for (const RequestId id : in.cancels) finish(id, FinishReason::kCancelled, std::nullopt);

@@ -86,7 +86,8 @@ class EngineImpl final : public Engine {
   void loop();
   Inbox wait_for_work();
   void start_request(Incoming incoming, bool cancelled);
-  // True when cancel(id) came before the request started (this batch or since).
+  // True when cancel(id) came before the request started (this batch or since);
+  // a chat request cancelled so is finished without rendering its template.
   bool cancel_pending(RequestId id, const std::vector<RequestId>& taken) const;
   void finish(RequestId id, FinishReason reason, std::optional<Error> error);
   void finish_all(FinishReason reason);
