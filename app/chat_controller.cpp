@@ -4,6 +4,7 @@
 #include <QRandomGenerator>
 
 #include <filesystem>
+#include <utility>
 
 #include "app/chat_backend.h"
 #include "app/chat_model.h"
@@ -57,6 +58,7 @@ ChatController::ChatController(StorageService* storage, ChatBackend* backend, QO
   connect(backend_, &ChatBackend::finished, this, &ChatController::onFinished);
   connect(storage_, &StorageService::error, this, [this](const QString& message) {
     pending_ = false;
+    if (!unsent_.isEmpty()) emit unsentText(std::exchange(unsent_, QString()));
     emit errorOccurred(message);
     if (!generating()) emit generatingChanged(false);
   });
@@ -126,6 +128,7 @@ void ChatController::send(const QString& text) {
   if (!chat_->rows().empty() && conversation != 0) parent = chat_->rows().back().message.id;
   const std::string content = text.toStdString();
   const std::string title = title_from_message(text).toStdString();
+  unsent_ = text;  // until the store has it: handed back to the input box if the write fails
   storage_->write(
       this, tr("saving your message"),
       [conversation, parent, content, title](store::Store& s) -> store::StoreResult<NewAnswer> {
@@ -140,6 +143,7 @@ void ChatController::send(const QString& text) {
         return out;
       },
       [this](NewAnswer a) {
+        unsent_.clear();
         conversation_ = a.path.conversation_id;
         startAnswer(std::move(a.path), a.answer_id);
       });

@@ -63,6 +63,9 @@ class ChatController : public QObject {
   void answerFinished(const hearth::app::GenerationDone& done);
   void conversationDeleted(qint64 id, const QString& title);
   void errorOccurred(const QString& message);
+  // A message could not be saved (full disk, read-only database): its text,
+  // for the input box to take back so that nothing typed is lost.
+  void unsentText(const QString& text);
 
  private:
   struct Streaming {
@@ -87,6 +90,7 @@ class ChatController : public QObject {
   store::Id conversation_ = 0;  // 0: a new conversation, created by the first send
   std::optional<Streaming> streaming_;
   bool pending_ = false;  // a send / regenerate / edit is on its way through the store
+  QString unsent_;        // the text of a send() the store has not confirmed yet
   QTimer save_timer_;
   SamplingParams sampling_;
   int max_tokens_ = 1024;

@@ -134,6 +134,12 @@ void MainWindow::connectParts() {
   connect(c, &ChatController::generatingChanged, this, &MainWindow::setGenerating);
   connect(c->chatModel(), &QAbstractItemModel::modelReset, this, [this] { setGenerating(controller_->generating()); });
   connect(c, &ChatController::errorOccurred, banner_, &Banner::showError);
+  // A message the store refused comes back to the box (before anything typed since).
+  connect(c, &ChatController::unsentText, this, [this](const QString& text) {
+    const QString typed = input_->toPlainText();
+    input_->setPlainText(typed.isEmpty() ? text : text + QStringLiteral("\n") + typed);
+    input_->moveCursor(QTextCursor::End);
+  });
   connect(c, &ChatController::contextUsage, model_bar_, &ModelBar::setContextUsed);
   connect(c, &ChatController::answerFinished, history_, &StatsHistoryModel::addAnswer);
   connect(c, &ChatController::conversationOpened, conversations_, &ConversationDock::selectConversation);
@@ -153,6 +159,7 @@ void MainWindow::connectParts() {
       banner_->showNotice(tr("%n answer(s) interrupted by the last shutdown were kept.", nullptr, recovered), {}, {});
     }
   });
+  connect(storage_.get(), &StorageService::readOnlyDatabase, banner_, &Banner::showError);
   connect(model_bar_, &ModelBar::loadRequested, this, &MainWindow::loadModel);
   connect(model_bar_, &ModelBar::unloadRequested, e, &EngineBridge::unloadModel);
   connect(model_bar_, &ModelBar::deviceChosen, this, [this](const QString& device) {

@@ -23,8 +23,23 @@ StorageService::StorageService(const QString& db_path, QObject* parent) : QObjec
     if (!opened_store) return fail(tr("opening the conversation database"), opened_store.error());
     store_ = std::move(opened_store).value();
     const int recovered = store_->recovered_messages();
+    QString read_only;
+    if (store_->writer_elsewhere()) {
+      const QString pid = store_->writer_pid() ? tr(" (process %1)").arg(*store_->writer_pid()) : QString();
+      read_only = tr("Another Hearth%1 is using this conversation database, so this window is read-only: new messages "
+                     "cannot be saved here. Close the other one, then restart Hearth.")
+                      .arg(pid);
+    } else if (store_->read_only()) {
+      read_only = tr("The conversation database %1 is read-only: new messages cannot be saved.")
+                      .arg(QString::fromStdString(path));
+    }
     QMetaObject::invokeMethod(
-        this, [this, recovered] { emit opened(recovered); }, Qt::QueuedConnection);
+        this,
+        [this, recovered, read_only] {
+          emit opened(recovered);
+          if (!read_only.isEmpty()) emit readOnlyDatabase(read_only);
+        },
+        Qt::QueuedConnection);
   });
 }
 

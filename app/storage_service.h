@@ -50,6 +50,9 @@ class StorageService : public QObject {
 
  signals:
   void opened(int recovered_messages);
+  // Emitted after opened() when nothing can be saved: another Hearth holds the
+  // database's writer lock, or the file is read-only. Says which, for a banner.
+  void readOnlyDatabase(const QString& reason);
   void error(const QString& message);
   void conversationsChanged();  // a write() succeeded: the list of conversations (or their order) changed
 

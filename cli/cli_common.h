@@ -5,6 +5,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "hearth/result.h"
 
@@ -15,10 +16,27 @@ namespace hearth::cli {
 struct Failure {
   std::string message;
   int exit_code = 1;
+  std::string kind = "error";  // --json error objects: an ErrorCode's name, "usage", or "error"
 };
 
 [[noreturn]] void fail(const Error& error);
 [[noreturn]] void fail(const std::string& message);
+
+// A file's whole contents; fails naming the path when it is missing, a
+// directory, or unreadable.
+std::string read_text_file(const std::string& path);
+
+// Nesting deeper than this in JSON a user hands the CLI is refused while
+// parsing (the parser's depth callback): a document nested 100,000 deep would
+// otherwise overflow the stack of the recursive serializer and destructor.
+constexpr int kMaxJsonInputDepth = 256;
+
+// Parses JSON from a user (`what` names it in errors); fails on invalid JSON
+// and on nesting deeper than kMaxJsonInputDepth.
+nlohmann::json parse_json_input(const std::string& text, const std::string& what);
+
+// The snake_case name of an ErrorCode, the `kind` of --json error objects.
+const char* error_kind(ErrorCode code);
 
 template <class T>
 T unwrap(Result<T> r) {

@@ -49,13 +49,7 @@ nlohmann::json result_json(const std::string& text, const FinishEvent& f, const 
 }
 
 void run_generate(GenerateOptions opt) {
-  if (!opt.prompt_file.empty()) {
-    std::ifstream in(opt.prompt_file, std::ios::binary);
-    if (!in) fail("cannot read " + opt.prompt_file);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    opt.prompt = ss.str();
-  }
+  if (!opt.prompt_file.empty()) opt.prompt = read_text_file(opt.prompt_file);
   auto engine = start_engine(opt.setup);
   Request request;
   if (opt.chat) {

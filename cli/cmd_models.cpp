@@ -16,6 +16,14 @@ struct ModelsOptions {
   bool verify = false;
 };
 
+// What --verify found: a file the catalog does not list has nothing to be
+// checked against (its checksum is shown), which is not a mismatch.
+const char* verify_note(const nlohmann::json& item) {
+  if (!item.contains("verified")) return "";
+  if (!item["in_catalog"].get<bool>()) return "  not in the catalog: nothing to verify against";
+  return item["verified"].get<bool>() ? "  verified" : "  CHECKSUM MISMATCH";
+}
+
 void run_models(const ModelsOptions& opt) {
   const auto installed = models::installed_models();
   nlohmann::json list = nlohmann::json::array();
@@ -31,6 +39,7 @@ void run_models(const ModelsOptions& opt) {
       item["verified"] = m.entry ? sha == m.entry->sha256 : false;
     }
     item["sha256"] = sha;
+    item["in_catalog"] = m.entry != nullptr;
     list.push_back(std::move(item));
   }
   if (opt.json) {
@@ -42,8 +51,7 @@ void run_models(const ModelsOptions& opt) {
   for (const auto& item : list) {
     std::printf("%-40s %10.1f MiB  %s%s\n", item["file"].get<std::string>().c_str(),
                 static_cast<double>(item["size_bytes"].get<std::uint64_t>()) / (1 << 20),
-                item["sha256"].get<std::string>().c_str(),
-                item.contains("verified") ? (item["verified"].get<bool>() ? "  verified" : "  CHECKSUM MISMATCH") : "");
+                item["sha256"].get<std::string>().c_str(), verify_note(item));
   }
 }
 

@@ -30,10 +30,8 @@ struct PerplexityCliOptions {
 };
 
 void run_perplexity(const PerplexityCliOptions& opt) {
-  std::ifstream in(opt.file, std::ios::binary);
-  if (!in) fail("cannot read " + opt.file);
   std::ostringstream text;
-  text << in.rdbuf();
+  text << read_text_file(opt.file);
   // Perplexity drives the model without an engine: the loader's half of the configuration.
   const models::RunConfig config = opt.setup.run_config();
   const models::LoadOptions load = models::load_options(config, config.device);

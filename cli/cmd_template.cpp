@@ -27,18 +27,9 @@ struct TemplateOptions {
   std::optional<std::string> bos, eos;
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot read " + path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The messages file as the {"messages": ...} object chat::inputs_from_json reads.
 std::string inputs_document(const std::string& text, const TemplateOptions& opt) {
-  auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded()) fail(opt.messages_file + " is not valid JSON");
+  auto doc = parse_json_input(text, opt.messages_file);
   if (doc.is_array()) doc = nlohmann::json{{"messages", doc}};
   if (!doc.is_object() || !doc.contains("messages")) fail(opt.messages_file + ": expected a list of messages");
   doc["add_generation_prompt"] = !opt.no_generation_prompt;
@@ -54,9 +45,9 @@ void run_template(const TemplateOptions& opt) {
     if (!opt.bos && vocab->bos()) bos = vocab->token_text(*vocab->bos());
     if (!opt.eos && vocab->eos()) eos = vocab->token_text(*vocab->eos());
   }
-  if (!opt.template_file.empty()) source = read_file(opt.template_file);
+  if (!opt.template_file.empty()) source = read_text_file(opt.template_file);
   if (source.empty()) fail("no chat template: the model has none and no --template was given");
-  auto inputs = unwrap(chat::inputs_from_json(inputs_document(read_file(opt.messages_file), opt)));
+  auto inputs = unwrap(chat::inputs_from_json(inputs_document(read_text_file(opt.messages_file), opt)));
   inputs.bos_token = bos;
   inputs.eos_token = eos;
   const auto tmpl = unwrap(chat::ChatTemplate::parse(source));

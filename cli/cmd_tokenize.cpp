@@ -54,11 +54,15 @@ void run_tokenize(const TokenizeOptions& opt) {
 
 void run_detokenize(const std::string& model) {
   auto vocab = load_vocabulary(model);
-  const auto doc = nlohmann::json::parse(read_stdin(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_array()) fail("detokenize: stdin must hold a JSON array of token ids");
+  const auto doc = parse_json_input(read_stdin(), "detokenize: stdin");
+  if (!doc.is_array()) fail("detokenize: stdin must hold a JSON array of token ids");
   std::vector<tokenizer::TokenId> ids;
   for (const auto& v : doc) {
-    if (!v.is_number_integer()) fail("detokenize: every element must be an integer token id, got " + v.dump());
+    if (!v.is_number_integer()) {
+      std::string shown = v.dump();  // depth-capped on input, so this recursion is bounded
+      if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
+      fail("detokenize: every element must be an integer token id, got " + shown);
+    }
     const auto id = v.get<std::int64_t>();
     if (id < 0 || id >= static_cast<std::int64_t>(vocab->size())) {
       fail("detokenize: token id " + std::to_string(id) + " is outside the vocabulary (0.." +

@@ -3,7 +3,9 @@
 // and without a system turn and generation prompt). Errors are fine (they are
 // values); crashes, sanitizer reports, hangs and runaway memory are not. The
 // render limits are lowered so that a loop of a million steps stays fast.
-// Seeds: the real templates in tests/engine/chat/templates/.
+// Seeds: the real templates in tests/engine/chat/templates/ and the hostile
+// cases of issue 14 in fuzz/seeds/chat_template/; dictionary fuzz/jinja.dict.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -38,7 +40,16 @@ const TemplateInputs& inputs(bool system, bool generation_prompt) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view source(reinterpret_cast<const char*>(data), size);
-  const RenderLimits limits{.max_output_bytes = 1u << 20, .max_loop_iterations = 20'000, .max_call_depth = 32};
+  // Lower than the defaults so each input stays well inside libFuzzer's
+  // -timeout and -rss_limit_mb: 4 renders of at most 2 s and 128 MiB built.
+  const RenderLimits limits{.max_output_bytes = 1u << 20,
+                            .max_loop_iterations = 20'000,
+                            .max_call_depth = 32,
+                            .max_steps = 2'000'000,
+                            .max_depth = 500,
+                            .max_value_depth = 512,
+                            .max_allocated_bytes = 128u << 20,
+                            .deadline = std::chrono::milliseconds(2000)};
   auto parsed = ChatTemplate::parse(source, limits);
   if (!parsed) {
     require(!parsed.error().message.empty());

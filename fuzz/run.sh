@@ -9,7 +9,7 @@ set -euo pipefail
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_gguf fuzz_tokenizer fuzz_chat_template)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_gguf fuzz_tokenizer fuzz_chat_template fuzz_json_request)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
@@ -27,7 +27,11 @@ seed_dir() {
   mkdir -p "$dir"
   case "$t" in
     fuzz_gguf) "$build/fuzz/fuzz_gguf_seeds" "$dir" >/dev/null ;;
-    fuzz_chat_template) cp "$root"/tests/engine/chat/templates/*.jinja "$dir"/ ;;
+    fuzz_chat_template)
+      cp "$root"/tests/engine/chat/templates/*.jinja "$dir"/
+      cp "$root"/fuzz/seeds/chat_template/*.jinja "$dir"/  # the hostile cases of issue 14
+      ;;
+    fuzz_json_request) cp "$root"/fuzz/seeds/json_request/*.json "$dir"/ ;;
     fuzz_tokenizer)
       # One text per snippet line, for the encode side of each vocabulary
       # (first byte: vocabulary in the high nibble, operation in bit 3).
@@ -49,11 +53,17 @@ for t in "${targets[@]}"; do
   log="$build/fuzz-logs/$t.log"
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   max_len=4096
-  [ "$t" = fuzz_gguf ] && max_len=131072
-  if "$build/fuzz/$t" "$corpus" "$seeds" -max_total_time="$share" -max_len="$max_len" -timeout=10 \
+  extra=()
+  case "$t" in
+    fuzz_gguf) max_len=131072 ;;
+    fuzz_chat_template) max_len=262144; extra=(-dict="$root/fuzz/jinja.dict") ;;
+    fuzz_json_request) max_len=262144 ;;
+  esac
+  if "$build/fuzz/$t" "$corpus" "$seeds" "${extra[@]}" -max_total_time="$share" -max_len="$max_len" -timeout=10 \
       -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1; then
     runs=$(grep -m1 '^stat::number_of_executed_units' "$log" | awk '{print $2}')
-    echo "$t: OK, ${runs:-?} executions in ${share}s, $(ls "$corpus" | wc -l) corpus inputs"
+    cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
+    echo "$t: OK, ${runs:-?} executions in ${share}s, ${cov:-cov ?}, $(ls "$corpus" | wc -l) corpus inputs"
   else
     failed+=("$t")
     echo "$t: FAILED (log $log, reproducer in $artifacts/)"

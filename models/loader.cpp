@@ -103,6 +103,7 @@ Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOpti
                       "model architecture '" + std::string(arch) + "' is not supported (supported: llama, qwen2)");
   }
   bundle.run = run_info(*file, device, kv);
+  bundle.weights_lost = [watch = file->mapping_watch()] { return watch.lost(); };
   auto model = load_llama(std::move(file), options, device);
   if (!model && device.cuda && options.device == "auto" && model.error().code == ErrorCode::kOutOfMemory) {
     // "auto" prefers the GPU but must not fail where the CPU can run the model.
@@ -110,9 +111,13 @@ Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOpti
     HEARTH_ASSIGN_OR_RETURN(file, gguf::GgufFile::open(path));
     bundle.run = run_info(*file, DeviceChoice{}, KvPrecision::kF16);
     bundle.run.device_reason = "auto: the model does not fit the GPU (" + model.error().message + ")";
+    bundle.weights_lost = [watch = file->mapping_watch()] { return watch.lost(); };
     model = load_llama(std::move(file), options, DeviceChoice{});
   }
   if (!model) return std::move(model).error();
+  if (bundle.weights_lost()) {
+    return make_error(ErrorCode::kIo, path.string() + ": the file shrank while it was being loaded");
+  }
   bundle.model = std::move(model).value();
   return bundle;
 }

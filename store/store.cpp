@@ -66,6 +66,16 @@ StoreResult<std::int64_t> connect(Store::Impl& impl, const StoreOptions& options
 StoreResult<std::unique_ptr<Store::Impl>> open_impl(StoreOptions& options) {
   auto impl = std::make_unique<Store::Impl>();
   impl->clock = options.clock ? std::move(options.clock) : system_clock_ms;
+  // Only the lock's holder writes, and so only it may recover: a 'streaming'
+  // answer seen while another Store holds the lock is that Store's live answer.
+  if (!options.read_only) {
+    impl->writer_lock = WriterLock::acquire(options.path);
+    if (!impl->writer_lock.held()) {
+      options.read_only = true;
+      impl->writer_elsewhere = true;
+      impl->writer_pid = impl->writer_lock.holder_pid();
+    }
+  }
   STORE_ASSIGN_OR_RETURN(const std::int64_t version, connect(*impl, options));
   impl->read_only = impl->db.read_only();
   STORE_TRY(configure(impl->db, options));
@@ -100,6 +110,14 @@ bool Store::read_only() const {
 
 int Store::recovered_messages() const {
   return impl_->recovered;
+}
+
+bool Store::writer_elsewhere() const {
+  return impl_->writer_elsewhere;
+}
+
+std::optional<std::int64_t> Store::writer_pid() const {
+  return impl_->writer_pid;
 }
 
 }  // namespace hearth::store

@@ -17,9 +17,14 @@
 // that message kInterrupted.
 //
 // Thread-safety: every method locks one internal mutex, so one Store may be
-// shared by the UI thread (reads) and a storage thread (writes). Open one
-// Store per database file per process: open() marks all 'streaming' messages
-// interrupted, which would cut off an answer another Store is still writing.
+// shared by the UI thread (reads) and a storage thread (writes).
+//
+// One writer per database file: a writable open takes an advisory lock on
+// "<path>.lock" (released when the Store closes or its process dies). A second
+// Store opened while the lock is held (another Hearth, or this process) opens
+// read-only and says so (writer_elsewhere(), writer_pid()); only the lock's
+// holder marks 'streaming' answers interrupted, so recovery never cuts off an
+// answer a live process is still writing.
 #pragma once
 
 #include <cstdint>
@@ -85,6 +90,10 @@ class Store {
   bool read_only() const;
   // Messages open() found 'streaming' and marked kInterrupted.
   int recovered_messages() const;
+  // True when another Store held the writer lock at open(): this one is read-only.
+  bool writer_elsewhere() const;
+  // That writer's process id, when the lock file names it.
+  std::optional<std::int64_t> writer_pid() const;
 
   // Conversations -----------------------------------------------------------
   StoreResult<Id> create_conversation(std::string_view title);

@@ -3,12 +3,14 @@
 
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <utility>
 
 #include "store/records.h"
 #include "store/sqlite_db.h"
 #include "store/store.h"
+#include "store/writer_lock.h"
 
 namespace hearth::store {
 
@@ -19,6 +21,9 @@ struct Store::Impl {
   int schema_version = 0;
   int recovered = 0;
   bool read_only = false;
+  WriterLock writer_lock;         // held for the Store's lifetime when it writes
+  bool writer_elsewhere = false;  // another Store held the lock at open: read-only
+  std::optional<std::int64_t> writer_pid;
 
   TimeMs now() const { return clock(); }
 

@@ -25,13 +25,15 @@ Result<ChatTemplate> ChatTemplate::parse(std::string_view source, const RenderLi
   return ChatTemplate(std::move(impl));
 }
 
-Result<std::string> ChatTemplate::render_variables(const Value& variables) const {
+Result<std::string> ChatTemplate::render_variables(const Value& variables, const std::atomic<bool>* cancel) const {
   if (!variables.is_dict()) return make_error(ErrorCode::kInvalidArgument, "chat template: variables must be a dict");
-  return render_template(impl_->body, variables, impl_->source, impl_->limits);
+  RenderLimits limits = impl_->limits;
+  if (cancel != nullptr) limits.cancel = cancel;
+  return render_template(impl_->body, variables, impl_->source, limits);
 }
 
-Result<std::string> ChatTemplate::render(const TemplateInputs& inputs) const {
-  return render_variables(template_variables(inputs));
+Result<std::string> ChatTemplate::render(const TemplateInputs& inputs, const std::atomic<bool>* cancel) const {
+  return render_variables(template_variables(inputs), cancel);
 }
 
 Value template_variables(const TemplateInputs& inputs) {

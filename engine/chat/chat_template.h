@@ -19,6 +19,7 @@
 // (bos_token is not added; the tokenizer adds BOS when the model asks for it).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -65,9 +66,12 @@ class ChatTemplate {
   // "chat template: unsupported tag 'include' at line 3, column 4".
   static Result<ChatTemplate> parse(std::string_view source, const RenderLimits& limits = {});
 
-  Result<std::string> render(const TemplateInputs& inputs) const;
+  // `cancel` (optional) is read while rendering: once another thread sets it,
+  // the render ends soon with kCancelled. A limit of RenderLimits hit ends it
+  // with kOutOfMemory, naming the limit and the template line.
+  Result<std::string> render(const TemplateInputs& inputs, const std::atomic<bool>* cancel = nullptr) const;
   // Renders with an explicit dict of variables (nothing added).
-  Result<std::string> render_variables(const Value& variables) const;
+  Result<std::string> render_variables(const Value& variables, const std::atomic<bool>* cancel = nullptr) const;
 
  private:
   struct Impl;

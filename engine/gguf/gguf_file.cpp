@@ -34,7 +34,10 @@ std::uint64_t TensorInfo::row_bytes() const {
 }
 
 GgufFile::~GgufFile() {
-  if (mapping_ != nullptr) ::munmap(mapping_, mapping_size_);
+  if (mapping_ != nullptr) {
+    unguard_mapping(watch_);
+    ::munmap(mapping_, mapping_size_);
+  }
 }
 
 Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const std::byte> bytes) {
@@ -65,6 +68,7 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::filesystem::path& pa
     if (m == MAP_FAILED) return make_error(ErrorCode::kIo, "cannot map '" + where + "': " + errno_text(errno));
     f->mapping_ = m;
     f->mapping_size_ = size;
+    f->watch_ = guard_mapping(m, size);  // a file truncated under us reads zeros and reports lost()
     f->bytes_ = {static_cast<const std::byte*>(m), size};
   }
   if (auto r = run_parser(*f); !r) {

@@ -28,6 +28,7 @@
 
 #include "engine/gguf/ggml_types.h"
 #include "engine/gguf/gguf_value.h"
+#include "engine/gguf/mapping_guard.h"
 #include "hearth/result.h"
 
 namespace hearth::gguf {
@@ -78,6 +79,8 @@ class GgufFile {
   std::uint64_t file_size() const { return bytes_.size(); }
   std::span<const std::byte> bytes() const { return bytes_; }
   const std::filesystem::path& path() const { return path_; }  // empty for parse()
+  // Reports whether the file shrank under the mapping (reads then see zeros).
+  const MappingWatch& mapping_watch() const { return watch_; }
 
   // --- metadata -----------------------------------------------------------
   // Every key/value in file order.
@@ -121,6 +124,7 @@ class GgufFile {
   std::filesystem::path path_;
   void* mapping_ = nullptr;  // mmap'd region (open) or null (parse)
   std::size_t mapping_size_ = 0;
+  MappingWatch watch_;  // see mapping_guard.h
   std::span<const std::byte> bytes_;
 
   std::uint32_t version_ = 0;

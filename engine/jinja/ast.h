@@ -42,6 +42,7 @@ struct Expr {
   std::vector<std::pair<std::string, ExprPtr>> kwargs;
   std::vector<std::string> ops;  // kCompare operators
   bool negated = false;          // kTest
+  std::uint32_t height = 1;      // 1 + the tallest child: the evaluator's recursion depth for this node
 };
 
 enum class StmtKind : std::uint8_t {

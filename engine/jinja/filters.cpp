@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -92,7 +93,7 @@ Result<Value> f_replace(const Value& v, const CallArgs& a) {
   const Value* c = arg(a, 2, "count");
   if (o == nullptr || n == nullptr) return make_error(ErrorCode::kInvalidArgument, "replace filter needs old and new");
   const long count = c != nullptr && (c->is_int() || c->is_bool()) ? static_cast<long>(c->as_int()) : -1;
-  return Value(pystr::replace(v.str(), o->str(), n->str(), count));
+  return replace_checked(v.str(), o->str(), n->str(), count);
 }
 
 // Python int(str): optional sign, digits with single underscores, surrounding whitespace.
@@ -156,7 +157,10 @@ Result<Value> f_float(const Value& v, const CallArgs& a) {
 
 Result<Value> f_abs(const Value& v, const CallArgs&) {
   if (v.is_float()) return Value(std::fabs(v.as_double()));
-  if (v.is_int() || v.is_bool()) return Value(v.as_int() < 0 ? -v.as_int() : v.as_int());
+  if (v.is_int() || v.is_bool()) {
+    if (v.as_int() == INT64_MIN) return make_error(ErrorCode::kUnsupported, "integer overflow: abs() of -2**63");
+    return Value(v.as_int() < 0 ? -v.as_int() : v.as_int());
+  }
   return make_error(ErrorCode::kInvalidArgument, std::string("bad operand type for abs(): '") + v.type_name() + "'");
 }
 
@@ -183,16 +187,40 @@ Result<Value> f_round(const Value& v, const CallArgs& a) {
   return Value((method == "ceil" ? std::ceil(x) : std::floor(x)) / scale);
 }
 
+// An indent argument (indent()'s width, tojson's indent): an int of spaces or
+// a string, at most kMaxIndent wide; jinja2 takes any width, but a width of
+// 10**10 would allocate 10 GB per line.
+constexpr std::int64_t kMaxIndent = 256;
+
+Result<std::string> indent_text(const Value& w, std::string_view filter) {
+  if (w.is_string()) {
+    if (w.as_string().size() > static_cast<std::size_t>(kMaxIndent)) {
+      return make_error(ErrorCode::kInvalidArgument,
+                        std::string(filter) + ": indent longer than " + std::to_string(kMaxIndent) + " bytes");
+    }
+    return w.as_string();
+  }
+  if (!w.is_int() && !w.is_bool()) {
+    return make_error(ErrorCode::kInvalidArgument, std::string(filter) + ": indent must be an int or a string");
+  }
+  if (w.as_int() > kMaxIndent) {
+    return make_error(ErrorCode::kInvalidArgument, std::string(filter) + ": indent " + std::to_string(w.as_int()) +
+                                                       " is wider than " + std::to_string(kMaxIndent));
+  }
+  return std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, w.as_int())), ' ');
+}
+
 Result<Value> f_indent(const Value& v, const CallArgs& a) {
   const Value* w = arg(a, 0, "width");
   const Value* first = arg(a, 1, "first");
   const Value* blank = arg(a, 2, "blank");
   std::string indention = "    ";
-  if (w != nullptr)
-    indention = w->is_string() ? w->as_string()
-                               : std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, w->as_int())), ' ');
+  if (w != nullptr) {
+    HEARTH_ASSIGN_OR_RETURN(indention, indent_text(*w, "indent"));
+  }
   const std::string s = v.str() + "\n";  // jinja2 appends a newline so splitlines keeps a trailing empty line
   const std::vector<std::string> lines = pystr::splitlines(s, false);
+  HEARTH_TRY(check_value_bytes(s.size() + (lines.size() + 1) * indention.size(), "indent"));
   std::string out;
   if (blank != nullptr && blank->truthy()) {
     for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" + indention : "") + lines[i];
@@ -213,13 +241,7 @@ Result<Value> f_tojson(const Value& v, const CallArgs& a) {
   const Value* sort = arg(a, 3, "sort_keys");
   if (ascii != nullptr && ascii->truthy()) opt.ensure_ascii = true;
   if (indent != nullptr && !indent->is_none()) {
-    if (indent->is_string()) {
-      opt.indent = indent->as_string();
-    } else if (indent->is_int()) {
-      opt.indent = std::string(static_cast<std::size_t>(std::max<std::int64_t>(0, indent->as_int())), ' ');
-    } else {
-      return make_error(ErrorCode::kInvalidArgument, "tojson: indent must be an int or a string");
-    }
+    HEARTH_ASSIGN_OR_RETURN(opt.indent, indent_text(*indent, "tojson"));
     opt.item_separator = ",";
   }
   if (seps != nullptr && !seps->is_none()) {

@@ -66,6 +66,7 @@ Result<Value> f_join(const Value& v, const CallArgs& a) {
       HEARTH_ASSIGN_OR_RETURN(item, lookup_path(item, attribute->str()));
     }
     out += item.str();
+    HEARTH_TRY(check_value_bytes(out.size(), "join"));
   }
   return Value(std::move(out));
 }

@@ -103,6 +103,11 @@ struct Dumper {
 
   Result<void> dump(const Value& v, int level) {
     if (level > kMaxJsonDepth) return make_error(ErrorCode::kInvalidArgument, "tojson: nesting too deep");
+    // Checked per value: the text can outgrow its input by the indent and separators per item.
+    if (out.size() > kMaxValueBytes) {
+      return make_error(ErrorCode::kOutOfMemory,
+                        "chat template: tojson output would exceed " + std::to_string(kMaxValueBytes) + " bytes");
+    }
     switch (v.kind()) {
       case Value::Kind::kNone:
         out += "null";

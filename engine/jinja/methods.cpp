@@ -110,7 +110,7 @@ Result<Value> string_method(const std::string& s, std::string_view name, const C
     if (o == nullptr || n == nullptr || !o->is_string() || !n->is_string()) {
       return make_error(ErrorCode::kInvalidArgument, "replace() takes two strings");
     }
-    return Value(pystr::replace(s, o->as_string(), n->as_string(), optional_int(a, 2, "count", -1)));
+    return replace_checked(s, o->as_string(), n->as_string(), optional_int(a, 2, "count", -1));
   }
   if (name == "find" || name == "rfind" || name == "count") {
     const Value* sub = arg_at(a, 0, "sub");
@@ -125,6 +125,7 @@ Result<Value> string_method(const std::string& s, std::string_view name, const C
     std::string out;
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (!items[i].is_string()) return make_error(ErrorCode::kInvalidArgument, "join() expects str items");
+      HEARTH_TRY(check_value_bytes(out.size() + s.size() + items[i].as_string().size(), "join()"));
       if (i > 0) out += s;
       out += items[i].as_string();
     }

@@ -1,6 +1,8 @@
 #include "engine/jinja/operations.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "engine/jinja/pystr.h"
 
@@ -23,18 +25,25 @@ bool normalize_index(std::int64_t& i, std::size_t n) {
   return i >= 0 && i < static_cast<std::int64_t>(n);
 }
 
+Error too_large(std::string_view what, std::size_t limit, std::string_view unit) {
+  return make_error(ErrorCode::kOutOfMemory, "chat template: " + std::string(what) + " would exceed " +
+                                                 std::to_string(limit) + " " + std::string(unit) +
+                                                 " (limit on one value)");
+}
+
 Result<Value> repeat(const Value& seq, std::int64_t times) {
   if (times < 0) times = 0;
   if (seq.is_string()) {
-    if (static_cast<double>(seq.as_string().size()) * static_cast<double>(times) > 64.0 * 1024 * 1024) {
-      return make_error(ErrorCode::kInvalidArgument, "string repetition too large");
+    if (static_cast<double>(seq.as_string().size()) * static_cast<double>(times) > kMaxValueBytes) {
+      return too_large("string repetition", kMaxValueBytes, "bytes");
     }
     std::string out;
+    out.reserve(seq.as_string().size() * static_cast<std::size_t>(times));
     for (std::int64_t i = 0; i < times; ++i) out += seq.as_string();
     return Value(std::move(out));
   }
-  if (static_cast<double>(seq.items().size()) * static_cast<double>(times) > 1e6) {
-    return make_error(ErrorCode::kInvalidArgument, "list repetition too large");
+  if (static_cast<double>(seq.items().size()) * static_cast<double>(times) > kMaxValueItems) {
+    return too_large("list repetition", kMaxValueItems, "items");
   }
   std::vector<Value> out;
   for (std::int64_t i = 0; i < times; ++i) out.insert(out.end(), seq.items().begin(), seq.items().end());
@@ -57,8 +66,43 @@ Result<Value> int_op(char op, std::int64_t a, std::int64_t b) {
     default:
       break;
   }
-  if (overflow) return make_error(ErrorCode::kUnsupported, "integer overflow (beyond 64 bits)");
+  if (overflow) return make_error(ErrorCode::kUnsupported, "integer overflow: the result does not fit in 64 bits");
   return Value(r);
+}
+
+Error overflow_error(std::string_view what) {
+  return make_error(ErrorCode::kUnsupported,
+                    "integer overflow: " + std::string(what) + " does not fit in 64 bits (Python would use a big int)");
+}
+
+// Python's // and % on ints: the quotient rounds toward minus infinity and the
+// remainder takes the divisor's sign. INT64_MIN // -1 is the one quotient that
+// does not fit (and C++'s / and % trap on it); any x % -1 is 0. y != 0.
+Result<Value> int_floor_div_mod(bool want_quotient, std::int64_t x, std::int64_t y) {
+  if (y == -1) {
+    if (!want_quotient) return Value(std::int64_t{0});
+    if (x == INT64_MIN) return overflow_error("-9223372036854775808 // -1");
+    return Value(-x);
+  }
+  std::int64_t q = x / y;
+  std::int64_t m = x % y;
+  if (m != 0 && ((m < 0) != (y < 0))) {
+    --q;
+    m += y;
+  }
+  return want_quotient ? Value(q) : Value(m);
+}
+
+// Exponentiation by squaring: at most 63 squarings, so 1 ** (10**18) and
+// (-1) ** 9223372036854775807 are instant; a result past 64 bits is an error.
+Result<Value> int_pow(std::int64_t base, std::int64_t exp) {
+  std::int64_t result = 1;
+  while (exp > 0) {
+    if ((exp & 1) != 0 && __builtin_mul_overflow(result, base, &result)) return overflow_error("'**'");
+    exp >>= 1;
+    if (exp > 0 && __builtin_mul_overflow(base, base, &base)) return overflow_error("'**'");
+  }
+  return Value(result);
 }
 
 Result<Value> arithmetic(std::string_view op, const Value& a, const Value& b) {
@@ -75,17 +119,7 @@ Result<Value> arithmetic(std::string_view op, const Value& a, const Value& b) {
   }
   if (op == "//" || op == "%") {
     if (b.as_double() == 0.0) return make_error(ErrorCode::kInvalidArgument, "integer division or modulo by zero");
-    if (ints) {
-      const std::int64_t x = a.as_int();
-      const std::int64_t y = b.as_int();
-      std::int64_t q = x / y;
-      std::int64_t m = x % y;
-      if (m != 0 && ((m < 0) != (y < 0))) {
-        --q;
-        m += y;
-      }
-      return op == "//" ? Value(q) : Value(m);
-    }
+    if (ints) return int_floor_div_mod(op == "//", a.as_int(), b.as_int());
     // Python's float floor division and modulo (the sign of the result follows the divisor).
     const double x = a.as_double();
     const double y = b.as_double();
@@ -101,18 +135,30 @@ Result<Value> arithmetic(std::string_view op, const Value& a, const Value& b) {
     return Value(q);
   }
   // "**"
-  if (ints && b.as_int() >= 0) {
-    std::int64_t r = 1;
-    std::int64_t base = a.as_int();
-    for (std::int64_t e = b.as_int(); e > 0; --e) {
-      if (__builtin_mul_overflow(r, base, &r)) return make_error(ErrorCode::kUnsupported, "integer overflow");
-    }
-    return Value(r);
+  if (ints && b.as_int() >= 0) return int_pow(a.as_int(), b.as_int());
+  if (a.as_double() == 0.0 && b.as_double() < 0.0) {
+    return make_error(ErrorCode::kInvalidArgument, "0.0 cannot be raised to a negative power");
   }
   return Value(std::pow(a.as_double(), b.as_double()));
 }
 
 }  // namespace
+
+Result<void> check_value_bytes(std::size_t bytes, std::string_view what) {
+  if (bytes > kMaxValueBytes) return too_large(what, kMaxValueBytes, "bytes");
+  return {};
+}
+
+Result<Value> replace_checked(const std::string& s, const std::string& old_s, const std::string& new_s, long count) {
+  long n = pystr::count(s, old_s);
+  if (count >= 0) n = std::min(n, count);
+  if (new_s.size() > old_s.size()) {
+    const double grown =
+        static_cast<double>(s.size()) + static_cast<double>(n) * static_cast<double>(new_s.size() - old_s.size());
+    if (grown > kMaxValueBytes) return too_large("replace()", kMaxValueBytes, "bytes");
+  }
+  return Value(pystr::replace(s, old_s, new_s, count));
+}
 
 Error undefined_error(std::string_view what) {
   return make_error(ErrorCode::kInvalidArgument, "undefined value used: " + std::string(what));
@@ -177,7 +223,10 @@ Result<std::vector<std::size_t>> slice_indices(std::size_t n, const Value& start
   std::int64_t b = has_start ? clamp(start.as_int(), neg) : (neg ? len - 1 : 0);
   const std::int64_t e = has_stop ? clamp(stop.as_int(), neg) : (neg ? -1 : len);
   std::vector<std::size_t> out;
-  for (; neg ? b > e : b < e; b += st) out.push_back(static_cast<std::size_t>(b));
+  for (; neg ? b > e : b < e;) {
+    out.push_back(static_cast<std::size_t>(b));
+    if (__builtin_add_overflow(b, st, &b)) break;  // a step past the int64 range ends the slice
+  }
   return out;
 }
 
@@ -208,6 +257,7 @@ Result<std::vector<Value>> iterate(const Value& v) {
     case Value::Kind::kList:
       return v.items();
     case Value::Kind::kString: {
+      if (v.as_string().size() > kMaxValueItems) return too_large("iterating a string", kMaxValueItems, "characters");
       std::vector<Value> out;
       for (char32_t c : pystr::decode(v.as_string())) out.emplace_back(pystr::encode(std::u32string(1, c)));
       return out;
@@ -250,12 +300,25 @@ Result<Value> unary_minus(const Value& v) {
 }
 
 Result<Value> binary_op(std::string_view op, const Value& a, const Value& b) {
-  if (op == "~") return Value(a.str() + b.str());
+  if (op == "~") {
+    std::string text = a.str();
+    const std::string right = b.str();
+    if (text.size() + right.size() > kMaxValueBytes) return too_large("string concatenation", kMaxValueBytes, "bytes");
+    return Value(std::move(text += right));
+  }
   if (a.is_undefined() || b.is_undefined()) return undefined_error("operand of '" + std::string(op) + "'");
   if (a.is_number() && b.is_number()) return arithmetic(op, a, b);
   if (op == "+") {
-    if (a.is_string() && b.is_string()) return Value(a.as_string() + b.as_string());
+    if (a.is_string() && b.is_string()) {
+      if (a.as_string().size() + b.as_string().size() > kMaxValueBytes) {
+        return too_large("string concatenation", kMaxValueBytes, "bytes");
+      }
+      return Value(a.as_string() + b.as_string());
+    }
     if (a.is_list() && b.is_list() && a.is_tuple() == b.is_tuple()) {
+      if (a.items().size() + b.items().size() > kMaxValueItems) {
+        return too_large("list concatenation", kMaxValueItems, "items");
+      }
       std::vector<Value> out = a.items();
       out.insert(out.end(), b.items().begin(), b.items().end());
       return a.is_tuple() ? Value::tuple(std::move(out)) : Value::list(std::move(out));

@@ -35,6 +35,13 @@ Result<std::int64_t> length_of(const Value& v);
 bool has_method(const Value& obj, std::string_view name);
 Result<Value> call_method(const Value& obj, std::string_view name, const CallArgs& args);
 
+// An error (kOutOfMemory) when a string of `bytes` would pass kMaxValueBytes;
+// `what` names the operation. Checked before the string is built.
+Result<void> check_value_bytes(std::size_t bytes, std::string_view what);
+
+// str.replace with the result's size checked before it is built.
+Result<Value> replace_checked(const std::string& s, const std::string& old_s, const std::string& new_s, long count);
+
 // The error jinja2 raises when an undefined value is used in an operation.
 Error undefined_error(std::string_view what);
 

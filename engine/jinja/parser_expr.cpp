@@ -7,6 +7,19 @@
 
 namespace hearth::jinja::parser_detail {
 
+Result<ExprPtr> Parser::sized(ExprPtr e) const {
+  std::uint32_t h = 0;
+  for (const auto& a : e->args) {
+    if (a) h = std::max(h, a->height);
+  }
+  for (const auto& [k, a] : e->kwargs) h = std::max(h, a->height);
+  e->height = h + 1;
+  if (e->height > kMaxExprHeight) {
+    return fail("expression nested too deeply (taller than " + std::to_string(kMaxExprHeight) + " levels)", e->offset);
+  }
+  return e;
+}
+
 Result<void> Parser::expect_op(std::string_view op) {
   if (!is_op(op)) return fail("expected '" + std::string(op) + "'", cur().offset);
   advance();
@@ -51,7 +64,7 @@ Result<ExprPtr> Parser::parse_tuple(bool with_condexpr, bool explicit_parens, En
   }
   auto t = node(ExprKind::kTuple, offset);
   t->args = std::move(items);
-  return t;
+  return sized(std::move(t));
 }
 
 Result<ExprPtr> Parser::parse_expression(bool with_condexpr) {
@@ -76,7 +89,7 @@ Result<ExprPtr> Parser::parse_condexpr() {
     c->args.push_back(std::move(test));
     c->args.push_back(std::move(expr));
     c->args.push_back(std::move(other));
-    expr = std::move(c);
+    HEARTH_ASSIGN_OR_RETURN(expr, sized(std::move(c)));
   }
   return expr;
 }
@@ -86,7 +99,7 @@ Result<ExprPtr> Parser::binary(ExprPtr left, std::string op, ExprPtr right, std:
   b->name = std::move(op);
   b->args.push_back(std::move(left));
   b->args.push_back(std::move(right));
-  return b;
+  return sized(std::move(b));
 }
 
 Result<ExprPtr> Parser::parse_or() {
@@ -121,7 +134,7 @@ Result<ExprPtr> Parser::parse_not() {
     auto u = node(ExprKind::kUnary, offset);
     u->name = "not";
     u->args.push_back(std::move(inner));
-    return u;
+    return sized(std::move(u));
   }
   return parse_compare();
 }
@@ -151,7 +164,7 @@ Result<ExprPtr> Parser::parse_compare() {
     cmp->args.push_back(std::move(rhs));
   }
   if (cmp->ops.empty()) return std::move(cmp->args[0]);
-  return cmp;
+  return sized(std::move(cmp));
 }
 
 Result<ExprPtr> Parser::parse_math1() {
@@ -207,7 +220,7 @@ Result<ExprPtr> Parser::parse_unary(bool with_filter) {
     advance();
     HEARTH_ASSIGN_OR_RETURN(ExprPtr inner, parse_unary(false));
     u->args.push_back(std::move(inner));
-    e = std::move(u);
+    HEARTH_ASSIGN_OR_RETURN(e, sized(std::move(u)));
   } else {
     HEARTH_ASSIGN_OR_RETURN(e, parse_primary());
   }
@@ -277,7 +290,7 @@ Result<ExprPtr> Parser::parse_primary() {
       }
     }
     advance();
-    return e;
+    return sized(std::move(e));
   }
   return unexpected();
 }
@@ -290,7 +303,7 @@ Result<ExprPtr> Parser::parse_postfix(ExprPtr e) {
       auto call = node(ExprKind::kCall, cur().offset);
       call->args.push_back(std::move(e));
       HEARTH_TRY(parse_call_args(*call));
-      e = std::move(call);
+      HEARTH_ASSIGN_OR_RETURN(e, sized(std::move(call)));
     } else {
       return e;
     }
@@ -306,7 +319,7 @@ Result<ExprPtr> Parser::parse_subscript(ExprPtr e) {
       g->name = cur().text;
       advance();
       g->args.push_back(std::move(e));
-      return g;
+      return sized(std::move(g));
     }
     if (cur().type != TokenType::kInt) return fail("expected an attribute name", cur().offset);
     auto g = node(ExprKind::kGetitem, tok.offset);
@@ -315,7 +328,7 @@ Result<ExprPtr> Parser::parse_subscript(ExprPtr e) {
     advance();
     g->args.push_back(std::move(e));
     g->args.push_back(std::move(idx));
-    return g;
+    return sized(std::move(g));
   }
   // '[': an index or a slice start:stop:step, each part optional.
   ExprPtr parts[3];
@@ -334,7 +347,7 @@ Result<ExprPtr> Parser::parse_subscript(ExprPtr e) {
   g->args.push_back(std::move(e));
   if (!is_slice && !parts[0]) return fail("expected an index", tok.offset);
   for (int i = 0; i < (is_slice ? 3 : 1); ++i) g->args.push_back(std::move(parts[i]));
-  return g;
+  return sized(std::move(g));
 }
 
 Result<void> Parser::parse_call_args(Expr& call) {
@@ -373,7 +386,7 @@ Result<ExprPtr> Parser::parse_filter_expr(ExprPtr e) {
       f->name = std::move(n);
       f->args.push_back(std::move(e));
       if (is_op("(")) HEARTH_TRY(parse_call_args(*f));
-      e = std::move(f);
+      HEARTH_ASSIGN_OR_RETURN(e, sized(std::move(f)));
     } else if (is_name("is")) {
       advance();
       auto t = node(ExprKind::kTest, cur().offset);
@@ -395,12 +408,12 @@ Result<ExprPtr> Parser::parse_filter_expr(ExprPtr e) {
         HEARTH_ASSIGN_OR_RETURN(arg, parse_postfix(std::move(arg)));
         t->args.push_back(std::move(arg));
       }
-      e = std::move(t);
+      HEARTH_ASSIGN_OR_RETURN(e, sized(std::move(t)));
     } else if (is_op("(")) {
       auto call = node(ExprKind::kCall, cur().offset);
       call->args.push_back(std::move(e));
       HEARTH_TRY(parse_call_args(*call));
-      e = std::move(call);
+      HEARTH_ASSIGN_OR_RETURN(e, sized(std::move(call)));
     } else {
       return e;
     }

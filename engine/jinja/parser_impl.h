@@ -15,6 +15,10 @@
 namespace hearth::jinja::parser_detail {
 
 constexpr int kMaxNesting = 128;  // expression and block nesting; deeper is an error, not a stack overflow
+// The tallest expression tree: `a ~ b ~ c ...` and `x.a.b...` grow trees in a
+// loop rather than by recursion, and the evaluator (and the tree's destructor)
+// recurses once per level, so a chain of 20,000 is refused here.
+constexpr std::uint32_t kMaxExprHeight = 256;
 
 class Parser {
  public:
@@ -57,6 +61,10 @@ class Parser {
   Result<void> expect_op(std::string_view op);
   Result<std::string> expect_name();
   Result<void> expect_block_end();
+
+  // Sets e's height from its children (whose heights are final) and refuses a
+  // tree taller than kMaxExprHeight.
+  Result<ExprPtr> sized(ExprPtr e) const;
 
   static ExprPtr node(ExprKind kind, std::size_t offset) {
     auto e = std::make_unique<Expr>();

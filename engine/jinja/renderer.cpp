@@ -1,15 +1,15 @@
 #include "engine/jinja/renderer.h"
 
-#include <ctime>
+#include <new>
+#include <stdexcept>
 
+#include "engine/jinja/builtins.h"
 #include "engine/jinja/filters.h"
 #include "engine/jinja/lexer.h"
 #include "engine/jinja/operations.h"
 
 namespace hearth::jinja {
 namespace {
-
-constexpr std::int64_t kMaxRange = 100000;  // jinja2's sandbox MAX_RANGE
 
 struct Scope {
   Scope* parent = nullptr;
@@ -36,12 +36,19 @@ struct Scope {
 
 enum class Flow { kNormal, kBreak, kContinue };
 
+// Releases the level of nesting Renderer::enter() took, on every return path.
+struct DepthGuard {
+  int& depth;
+  ~DepthGuard() { --depth; }
+};
+
 class Renderer {
  public:
   Renderer(const Value& variables, std::string_view source, const RenderLimits& limits)
-      : vars_(variables), map_(source), limits_(limits) {
+      : vars_(variables), map_(source), limits_(limits), deadline_(Clock::now() + limits.deadline) {
     install_builtins();
   }
+  ~Renderer() { break_cycles(); }
 
   Result<std::string> run(const Body& body) {
     std::string out;
@@ -62,14 +69,73 @@ class Renderer {
     return e;
   }
 
-  Result<void> append(std::string& out, std::string_view s) {
+  // "chat template: <what> exceeded the limit <name> = <limit> at line L, column C".
+  Error limit_error(std::string_view what, std::string_view name, std::uint64_t limit, std::size_t offset) const {
+    positioned_ = true;
+    return make_error(ErrorCode::kOutOfMemory, "chat template: " + std::string(what) + " exceeded the limit " +
+                                                   std::string(name) + " = " + std::to_string(limit) + " at " +
+                                                   map_.describe(offset));
+  }
+
+  Result<void> append(std::string& out, std::string_view s, std::size_t offset) {
     total_output_ += s.size();
     if (total_output_ > limits_.max_output_bytes) {
-      return make_error(ErrorCode::kInvalidArgument,
-                        "chat template: output exceeds " + std::to_string(limits_.max_output_bytes) + " bytes");
+      return limit_error("output bytes", "max_output_bytes", limits_.max_output_bytes, offset);
     }
     out += s;
     return {};
+  }
+
+  // One unit of work and one level of nesting (released by the caller's
+  // DepthGuard). Every 256 steps the clock and the cancel flag are read too.
+  Result<void> enter(std::size_t offset) {
+    if (++depth_ > limits_.max_depth) {
+      return limit_error("evaluation nesting", "max_depth", static_cast<std::uint64_t>(limits_.max_depth), offset);
+    }
+    if (++steps_ > limits_.max_steps) return limit_error("evaluation steps", "max_steps", limits_.max_steps, offset);
+    if ((steps_ & 255u) != 0) return {};
+    if (limits_.cancel != nullptr && limits_.cancel->load(std::memory_order_relaxed)) {
+      positioned_ = true;
+      return make_error(ErrorCode::kCancelled, "chat template: render cancelled at " + map_.describe(offset));
+    }
+    if (Clock::now() > deadline_) {
+      return limit_error("wall-clock time (ms)", "deadline", static_cast<std::uint64_t>(limits_.deadline.count()),
+                         offset);
+    }
+    return {};
+  }
+
+  // Counts a value an operation just built against the per-value caps, the
+  // nesting cap and the bytes built over the render (a superset of the bytes
+  // held at any time, so it bounds memory without tracking frees).
+  Result<void> charge(const Value& v, std::size_t offset) {
+    std::size_t bytes = 0;
+    if (v.is_string()) {
+      bytes = v.as_string().size();
+      if (bytes > kMaxValueBytes) return limit_error("one string's bytes", "kMaxValueBytes", kMaxValueBytes, offset);
+    } else if (v.is_list() || v.kind() == Value::Kind::kDict) {
+      const std::size_t n = v.is_list() ? v.items().size() : v.dict_value().entries.size();
+      if (n > kMaxValueItems) return limit_error("one container's items", "kMaxValueItems", kMaxValueItems, offset);
+      bytes = n * sizeof(Value) * (v.is_list() ? 1 : 2);
+      if (v.depth() > limits_.max_value_depth) {
+        return limit_error("value nesting", "max_value_depth", limits_.max_value_depth, offset);
+      }
+    }
+    allocated_ += bytes;
+    if (allocated_ > limits_.max_allocated_bytes) {
+      return limit_error("bytes built by values", "max_allocated_bytes", limits_.max_allocated_bytes, offset);
+    }
+    return {};
+  }
+
+  // Namespaces are the only mutable values, so the only way to a reference
+  // cycle; set_attribute refuses one, and this clears every namespace at the
+  // end as a second line, so no cycle outlives the render.
+  void break_cycles() {
+    std::vector<Value> entries;
+    for (Value& ns : namespaces_) ns.take_entries(entries);
+    entries.clear();
+    namespaces_.clear();
   }
 
   Result<Value> lookup(const std::string& name, const Scope& scope) const {
@@ -95,77 +161,55 @@ class Renderer {
     return r;
   }
 
-  Result<Flow> exec(const Stmt& s, Scope& scope, std::string& out);
+  Result<Flow> exec(const Stmt& s, Scope& scope, std::string& out) {
+    DepthGuard guard{depth_};
+    HEARTH_TRY(enter(s.offset));
+    return exec_stmt(s, scope, out);
+  }
+  Result<Flow> exec_stmt(const Stmt& s, Scope& scope, std::string& out);
   Result<Flow> exec_for(const Stmt& s, Scope& scope, std::string& out);
   Result<void> bind(const std::vector<std::string>& targets, const Value& v, Scope& scope);
   Result<void> exec_set(const Stmt& s, Scope& scope);
-  Result<Value> eval(const Expr& e, Scope& scope);
+  Result<Value> eval(const Expr& e, Scope& scope) {
+    DepthGuard guard{depth_};
+    HEARTH_TRY(enter(e.offset));
+    HEARTH_ASSIGN_OR_RETURN(Value v, eval_node(e, scope));
+    if (builds_value(e.kind)) HEARTH_TRY(charge(v, e.offset));
+    return v;
+  }
+  // Kinds that make a new value (the others look one up or pass it on).
+  static bool builds_value(ExprKind k) {
+    return k == ExprKind::kBinary || k == ExprKind::kFilter || k == ExprKind::kCall || k == ExprKind::kList ||
+           k == ExprKind::kTuple || k == ExprKind::kDict || k == ExprKind::kSlice;
+  }
+  Result<Value> eval_node(const Expr& e, Scope& scope);
   Result<Value> eval_call(const Expr& e, Scope& scope);
   Result<Value> eval_compare(const Expr& e, Scope& scope);
   Result<CallArgs> eval_args(const Expr& e, Scope& scope, std::size_t first);
 
+  using Clock = std::chrono::steady_clock;
+
   const Value& vars_;
   SourceMap map_;
   RenderLimits limits_;
+  Clock::time_point deadline_;
   Scope root_;
   std::vector<std::pair<std::string, Value>> builtins_;
+  std::vector<Value> namespaces_;  // every namespace() of this render (see break_cycles)
   std::size_t total_output_ = 0;
   std::size_t iterations_ = 0;
+  std::size_t allocated_ = 0;
+  std::uint64_t steps_ = 0;
+  int depth_ = 0;
   int call_depth_ = 0;
   bool raised_ = false;
   mutable bool positioned_ = false;
 };
 
-Result<Value> make_range(const CallArgs& a) {
-  std::int64_t bounds[3] = {0, 0, 1};
-  const std::size_t n = a.args.size();
-  if (n < 1 || n > 3) return make_error(ErrorCode::kInvalidArgument, "range expects 1 to 3 integers");
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!a.args[i].is_int() && !a.args[i].is_bool())
-      return make_error(ErrorCode::kInvalidArgument, "range expects integers");
-  }
-  if (n == 1) {
-    bounds[1] = a.args[0].as_int();
-  } else {
-    bounds[0] = a.args[0].as_int();
-    bounds[1] = a.args[1].as_int();
-    if (n == 3) bounds[2] = a.args[2].as_int();
-  }
-  if (bounds[2] == 0) return make_error(ErrorCode::kInvalidArgument, "range() arg 3 must not be zero");
-  std::vector<Value> out;
-  for (std::int64_t i = bounds[0]; bounds[2] > 0 ? i < bounds[1] : i > bounds[1]; i += bounds[2]) {
-    if (static_cast<std::int64_t>(out.size()) >= kMaxRange) {
-      return make_error(ErrorCode::kInvalidArgument, "range too big (more than 100000 items)");
-    }
-    out.emplace_back(i);
-  }
-  return Value::list(std::move(out));
-}
-
-Result<Value> make_namespace(const CallArgs& a) {
-  Value ns = Value::namespace_object();
-  for (const auto& arg : a.args) {
-    if (!arg.is_dict()) return make_error(ErrorCode::kInvalidArgument, "namespace() takes a mapping or keywords");
-    for (const auto& [k, v] : arg.dict_value().entries) ns.set(k, v);
-  }
-  for (const auto& [k, v] : a.kwargs) ns.set(Value(k), v);
-  return ns;
-}
-
-Result<Value> strftime_now(const CallArgs& a) {
-  if (a.args.empty() || !a.args[0].is_string())
-    return make_error(ErrorCode::kInvalidArgument, "strftime_now expects a format string");
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buf[512];
-  const std::size_t n = std::strftime(buf, sizeof(buf), a.args[0].as_string().c_str(), &tm);
-  return Value(std::string(buf, n));
-}
-
 void Renderer::install_builtins() {
   builtins_.emplace_back("range", Value::function("range", make_range));
-  builtins_.emplace_back("namespace", Value::function("namespace", make_namespace));
+  builtins_.emplace_back(
+      "namespace", Value::function("namespace", [this](const CallArgs& a) { return make_namespace(a, namespaces_); }));
   builtins_.emplace_back("dict", Value::function("dict", [](const CallArgs& a) -> Result<Value> {
                            Value d = Value::dict();
                            for (const auto& [k, v] : a.kwargs) d.set(Value(k), v);
@@ -179,14 +223,14 @@ void Renderer::install_builtins() {
                          }));
 }
 
-Result<Flow> Renderer::exec(const Stmt& s, Scope& scope, std::string& out) {
+Result<Flow> Renderer::exec_stmt(const Stmt& s, Scope& scope, std::string& out) {
   switch (s.kind) {
     case StmtKind::kText:
-      HEARTH_TRY(append(out, s.text));
+      HEARTH_TRY(append(out, s.text, s.offset));
       return Flow::kNormal;
     case StmtKind::kOutput: {
       HEARTH_ASSIGN_OR_RETURN(Value v, eval_at(*s.expr, scope));
-      HEARTH_TRY(append(out, v.str()));
+      HEARTH_TRY(append(out, v.str(), s.offset));
       return Flow::kNormal;
     }
     case StmtKind::kIf:
@@ -204,7 +248,9 @@ Result<Flow> Renderer::exec(const Stmt& s, Scope& scope, std::string& out) {
       std::string captured;
       HEARTH_ASSIGN_OR_RETURN(Flow f, exec_body(s.body, scope, captured));
       (void)f;
-      scope.set(s.targets[0], Value(std::move(captured)));
+      Value text(std::move(captured));
+      HEARTH_TRY(charge(text, s.offset));
+      scope.set(s.targets[0], std::move(text));
       return Flow::kNormal;
     }
     case StmtKind::kMacro: {
@@ -274,7 +320,7 @@ Result<Flow> Renderer::exec_for(const Stmt& s, Scope& scope, std::string& out) {
   }
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (++iterations_ > limits_.max_loop_iterations) {
-      return make_error(ErrorCode::kInvalidArgument, "chat template: too many loop iterations");
+      return limit_error("loop iterations", "max_loop_iterations", limits_.max_loop_iterations, s.offset);
     }
     auto bound = bind(s.targets, items[i], inner);
     if (!bound) return at(std::move(bound).error(), s.offset);
@@ -301,14 +347,24 @@ Result<void> Renderer::exec_set(const Stmt& s, Scope& scope) {
   if (!ns.is_namespace()) {
     return at(make_error(ErrorCode::kInvalidArgument, "cannot assign attribute on non-namespace object"), s.offset);
   }
+  // A namespace inside a namespace attribute is the one way to build a cycle
+  // (lists and dicts are immutable); jinja2 allows it, no chat template needs it.
+  if (v.holds_namespace()) {
+    return at(make_error(ErrorCode::kUnsupported, "unsupported construct: a namespace stored in a namespace"),
+              s.offset);
+  }
+  if (v.depth() + 1 > limits_.max_value_depth) {
+    return limit_error("value nesting", "max_value_depth", limits_.max_value_depth, s.offset);
+  }
   ns.set(Value(s.text), std::move(v));
   return {};
 }
 
 Result<Value> Renderer::call_macro(const Stmt& macro, const CallArgs& args) {
   if (call_depth_ >= limits_.max_call_depth) {
-    return make_error(ErrorCode::kInvalidArgument,
-                      "macro calls nested deeper than " + std::to_string(limits_.max_call_depth));
+    return limit_error(
+        "nesting of macro calls (macro calls nested deeper than " + std::to_string(limits_.max_call_depth) + ")",
+        "max_call_depth", static_cast<std::uint64_t>(limits_.max_call_depth), macro.offset);
   }
   if (args.args.size() > macro.params.size()) {
     return make_error(ErrorCode::kInvalidArgument, "macro '" + macro.text + "' takes not more than " +
@@ -390,7 +446,7 @@ Result<Value> Renderer::eval_compare(const Expr& e, Scope& scope) {
   return Value(true);
 }
 
-Result<Value> Renderer::eval(const Expr& e, Scope& scope) {
+Result<Value> Renderer::eval_node(const Expr& e, Scope& scope) {
   switch (e.kind) {
     case ExprKind::kConst:
       return e.value;
@@ -480,7 +536,15 @@ Result<Value> Renderer::eval(const Expr& e, Scope& scope) {
 
 Result<std::string> render_template(const Body& body, const Value& variables, std::string_view source,
                                     const RenderLimits& limits) {
-  return Renderer(variables, source, limits).run(body);
+  // The budget keeps allocations bounded; this is the last line should the
+  // machine still refuse one (no std::bad_alloc reaches the engine or the app).
+  try {
+    return Renderer(variables, source, limits).run(body);
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::kOutOfMemory, "chat template: out of memory while rendering");
+  } catch (const std::length_error&) {
+    return make_error(ErrorCode::kOutOfMemory, "chat template: a value grew past what memory can hold");
+  }
 }
 
 }  // namespace hearth::jinja

@@ -1,5 +1,6 @@
 #include "engine/jinja/value.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -29,7 +30,48 @@ const Value* Dict::find(std::string_view key) const {
   return nullptr;
 }
 
+namespace {
+
+// Frees values with a worklist: each popped value hands over the children of
+// the container it alone owns, so the container dies empty (no recursion).
+void drain(std::vector<Value>& pending) {
+  while (!pending.empty()) {
+    Value v = std::move(pending.back());
+    pending.pop_back();
+    v.release_children(pending);
+  }
+}
+
+}  // namespace
+
+List::List(std::vector<Value> v, bool tuple) : items(std::move(v)), is_tuple(tuple) {
+  for (const auto& item : items) {
+    depth = std::max(depth, item.depth() + 1);
+    holds_namespace = holds_namespace || item.holds_namespace();
+  }
+}
+
+List::~List() {
+  if (items.empty()) return;
+  std::vector<Value> pending = std::move(items);
+  drain(pending);
+}
+
+Dict::~Dict() {
+  if (entries.empty()) return;
+  std::vector<Value> pending;
+  pending.reserve(entries.size() * 2);
+  for (auto& [k, v] : entries) {
+    pending.push_back(std::move(k));
+    pending.push_back(std::move(v));
+  }
+  entries.clear();
+  drain(pending);
+}
+
 void Dict::set(Value key, Value value) {
+  depth = std::max({depth, key.depth() + 1, value.depth() + 1});
+  holds_namespace = holds_namespace || key.holds_namespace() || value.holds_namespace();
   for (auto& [k, v] : entries) {
     if (equals(k, key)) {
       v = std::move(value);
@@ -41,13 +83,13 @@ void Dict::set(Value key, Value value) {
 
 Value Value::list(std::vector<Value> items) {
   Value v;
-  v.data_ = std::make_shared<List>(List{std::move(items), false});
+  v.data_ = std::make_shared<List>(std::move(items), false);
   return v;
 }
 
 Value Value::tuple(std::vector<Value> items) {
   Value v;
-  v.data_ = std::make_shared<List>(List{std::move(items), true});
+  v.data_ = std::make_shared<List>(std::move(items), true);
   return v;
 }
 
@@ -86,7 +128,44 @@ double Value::as_double() const {
 }
 
 void Value::push_back(Value v) {
-  std::get<std::shared_ptr<List>>(data_)->items.push_back(std::move(v));
+  List& l = *std::get<std::shared_ptr<List>>(data_);
+  l.depth = std::max(l.depth, v.depth() + 1);
+  l.holds_namespace = l.holds_namespace || v.holds_namespace();
+  l.items.push_back(std::move(v));
+}
+
+void Value::take_entries(std::vector<Value>& out) {
+  if (kind() != Kind::kDict) return;
+  for (auto& [k, v] : dict_ptr()->entries) {
+    out.push_back(std::move(k));
+    out.push_back(std::move(v));
+  }
+  dict_ptr()->entries.clear();
+}
+
+std::uint32_t Value::depth() const {
+  if (kind() == Kind::kList) return list_ptr()->depth;
+  if (kind() == Kind::kDict) return dict_ptr()->depth;
+  return 0;
+}
+
+bool Value::holds_namespace() const {
+  if (kind() == Kind::kList) return list_ptr()->holds_namespace;
+  if (kind() == Kind::kDict) return dict_ptr()->is_namespace || dict_ptr()->holds_namespace;
+  return false;
+}
+
+void Value::release_children(std::vector<Value>& out) {
+  if (auto* l = std::get_if<std::shared_ptr<List>>(&data_); l != nullptr && l->use_count() == 1) {
+    for (auto& item : (*l)->items) out.push_back(std::move(item));
+    (*l)->items.clear();
+  } else if (auto* d = std::get_if<std::shared_ptr<Dict>>(&data_); d != nullptr && d->use_count() == 1) {
+    for (auto& [k, v] : (*d)->entries) {
+      out.push_back(std::move(k));
+      out.push_back(std::move(v));
+    }
+    (*d)->entries.clear();
+  }
 }
 
 void Value::set(Value key, Value v) {
@@ -181,11 +260,11 @@ std::string python_float_repr(double d) {
 namespace {
 
 // Python's repr of a str: single quotes unless the text holds ' and no ".
-std::string repr_string(const std::string& s) {
+void repr_string(const std::string& s, std::string& out) {
   const bool has_single = s.find('\'') != std::string::npos;
   const bool has_double = s.find('"') != std::string::npos;
   const char quote = has_single && !has_double ? '"' : '\'';
-  std::string out(1, quote);
+  out.push_back(quote);
   for (char32_t c : pystr::decode(s)) {
     if (c == static_cast<char32_t>(quote) || c == '\\') {
       out.push_back('\\');
@@ -205,31 +284,44 @@ std::string repr_string(const std::string& s) {
     }
   }
   out.push_back(quote);
-  return out;
 }
 
-std::string repr_container(const Value& v) {
-  std::string out;
+// Appends repr(v) to one buffer and stops once it holds more than
+// kMaxValueBytes: a list of a million references to one large string would
+// otherwise print terabytes. The caller sees the overlong text and refuses it.
+void repr_into(const Value& v, std::string& out) {
+  if (out.size() > kMaxValueBytes) return;
+  if (v.is_string()) return repr_string(v.as_string(), out);
+  if (v.is_undefined()) {
+    out += "Undefined";
+    return;
+  }
   if (v.is_list()) {
-    out = v.is_tuple() ? "(" : "[";
+    out += v.is_tuple() ? "(" : "[";
     const auto& items = v.items();
-    for (std::size_t i = 0; i < items.size(); ++i) {
+    for (std::size_t i = 0; i < items.size() && out.size() <= kMaxValueBytes; ++i) {
       if (i > 0) out += ", ";
-      out += items[i].repr();
+      repr_into(items[i], out);
     }
     if (v.is_tuple() && items.size() == 1) out += ",";
     out += v.is_tuple() ? ")" : "]";
-    return out;
+    return;
   }
-  out = v.is_namespace() ? "<Namespace {" : "{";
+  if (v.kind() != Value::Kind::kDict) {
+    out += v.str();
+    return;
+  }
+  out += v.is_namespace() ? "<Namespace {" : "{";
   bool first = true;
   for (const auto& [k, val] : v.dict_value().entries) {
+    if (out.size() > kMaxValueBytes) break;
     if (!first) out += ", ";
     first = false;
-    out += k.repr() + ": " + val.repr();
+    repr_into(k, out);
+    out += ": ";
+    repr_into(val, out);
   }
   out += v.is_namespace() ? "}>" : "}";
-  return out;
 }
 
 }  // namespace
@@ -249,8 +341,11 @@ std::string Value::str() const {
     case Kind::kString:
       return as_string();
     case Kind::kList:
-    case Kind::kDict:
-      return repr_container(*this);
+    case Kind::kDict: {
+      std::string out;
+      repr_into(*this, out);
+      return out;
+    }
     case Kind::kCallable:
       return "<function " + callable().name + ">";
   }
@@ -258,9 +353,9 @@ std::string Value::str() const {
 }
 
 std::string Value::repr() const {
-  if (is_string()) return repr_string(as_string());
-  if (is_undefined()) return "Undefined";
-  return str();
+  std::string out;
+  repr_into(*this, out);
+  return out;
 }
 
 bool equals(const Value& a, const Value& b) {

@@ -9,6 +9,7 @@
 // set) are for constructing inputs before a render.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,15 +40,33 @@ struct Callable {
   NativeFunction fn;
 };
 
+// Containers record how deep they nest (1 + the deepest child; scalars are 0)
+// and whether a namespace is inside them, so that a render can refuse values
+// nested deeper than its budget and namespace cycles without walking them.
+// Destruction is iterative: a list nested 200,000 deep frees without recursion.
 struct List {
   std::vector<Value> items;
   bool is_tuple = false;  // prints as (a, b); otherwise behaves like a list
+  std::uint32_t depth = 1;
+  bool holds_namespace = false;
+
+  List(std::vector<Value> v, bool tuple);
+  ~List();
+  List(const List&) = delete;
+  List& operator=(const List&) = delete;
 };
 
 // Insertion-ordered mapping. Lookups are linear: chat dicts hold a handful of keys.
 struct Dict {
   std::vector<std::pair<Value, Value>> entries;
   bool is_namespace = false;  // a jinja2 namespace(): attributes, not a mapping
+  std::uint32_t depth = 1;    // as List's; only grows when an entry is replaced
+  bool holds_namespace = false;
+
+  Dict() = default;
+  ~Dict();
+  Dict(const Dict&) = delete;
+  Dict& operator=(const Dict&) = delete;
 
   const Value* find(const Value& key) const;
   const Value* find(std::string_view key) const;
@@ -107,6 +126,17 @@ class Value {
   // Shorthand lookup in a dict; nullptr when absent or not a dict.
   const Value* get(std::string_view key) const;
 
+  // Container nesting: 0 for scalars, 1 for a list of scalars, ...
+  std::uint32_t depth() const;
+  // True for a namespace and for a container with a namespace somewhere inside.
+  bool holds_namespace() const;
+  // Moves the children of a container this Value alone owns into `out`, so a
+  // caller can free a deep value with a worklist instead of recursion.
+  void release_children(std::vector<Value>& out);
+  // Moves a dict's or namespace's entries (keys and values) into `out`, however
+  // many others hold it: how a render breaks namespace cycles when it ends.
+  void take_entries(std::vector<Value>& out);
+
   bool truthy() const;            // Python bool(); undefined is false
   std::string str() const;        // Python str(); undefined prints as ""
   std::string repr() const;       // Python repr(), used inside containers
@@ -125,6 +155,11 @@ class Value {
 
 // Python ==, with 1 == 1.0 == True; containers compare deeply.
 bool equals(const Value& a, const Value& b);
+
+// The largest string or container (bytes / items) any operation builds; an
+// operation that would exceed it is an error, before it allocates.
+constexpr std::size_t kMaxValueBytes = 32u << 20;
+constexpr std::size_t kMaxValueItems = 1'000'000;
 
 // Python <, for numbers, strings (code point order) and lists; an error
 // naming both types otherwise.

@@ -130,6 +130,8 @@ EngineImpl::~EngineImpl() {
     std::lock_guard<std::mutex> lock(mu_);
     inbox_.stopping = true;
   }
+  shutting_down_.store(true);
+  render_cancel_.store(true);  // a render in progress ends now rather than at its deadline
   wake_.notify_one();
   thread_.join();
 }
@@ -159,6 +161,7 @@ void EngineImpl::cancel(RequestId id) {
     std::lock_guard<std::mutex> lock(mu_);
     inbox_.cancels.push_back(id);
   }
+  if (rendering_.load() == id) render_cancel_.store(true);
   wake_.notify_one();
 }
 
@@ -185,7 +188,7 @@ Result<std::vector<std::int32_t>> EngineImpl::tokenize(std::string_view text, bo
 }
 
 Result<std::string> EngineImpl::render_chat(const std::vector<ChatTurn>& messages, bool add_generation_prompt) const {
-  return prompts_.render(messages, add_generation_prompt);
+  return prompts_.render(messages, add_generation_prompt, nullptr);
 }
 
 Result<std::string> EngineImpl::detokenize(const std::vector<std::int32_t>& ids) const {
@@ -209,7 +212,12 @@ EngineImpl::Inbox EngineImpl::wait_for_work() {
 void EngineImpl::loop() {
   for (;;) {
     Inbox in = wait_for_work();
-    for (Incoming& r : in.requests) start_request(std::move(r));
+    for (Incoming& r : in.requests) {
+      // Only a chat prompt (a template render, up to its deadline) is worth
+      // skipping; token and text prompts keep their errors ahead of a cancel.
+      const bool cancelled = !r.request.messages.empty() && cancel_pending(r.id, in.cancels);
+      start_request(std::move(r), cancelled);
+    }
     for (const RequestId id : in.cancels) finish(id, FinishReason::kCancelled, std::nullopt);
     for (auto& task : in.tasks) task();
     if (in.stopping) {
@@ -222,12 +230,29 @@ void EngineImpl::loop() {
   }
 }
 
-void EngineImpl::start_request(Incoming in) {
+bool EngineImpl::cancel_pending(RequestId id, const std::vector<RequestId>& taken) const {
+  if (std::find(taken.begin(), taken.end(), id) != taken.end()) return true;
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::find(inbox_.cancels.begin(), inbox_.cancels.end(), id) != inbox_.cancels.end();
+}
+
+void EngineImpl::start_request(Incoming in, bool cancelled) {
   auto state = std::make_unique<RequestState>(in.id, std::move(in.request), std::move(in.sink), bundle_.vocabulary,
                                               in.submitted);
   RequestState& r = *state;
   active_.emplace(in.id, std::move(state));
-  Result<std::vector<std::int32_t>> prompt = prompts_.build(r.request(), encoder_, context_length_);
+  // Not rendered at all: a chat template from a model file may take up to its deadline.
+  if (cancelled) return finish(in.id, FinishReason::kCancelled, std::nullopt);
+  // The flag is cleared before the id is published, so a cancel() that sees
+  // this id sets it for this render; an earlier one is in the inbox already.
+  render_cancel_.store(false);
+  rendering_.store(in.id);
+  if (shutting_down_.load()) render_cancel_.store(true);
+  Result<std::vector<std::int32_t>> prompt = prompts_.build(r.request(), encoder_, context_length_, &render_cancel_);
+  rendering_.store(0);
+  if (!prompt && prompt.error().code == ErrorCode::kCancelled) {
+    return finish(in.id, FinishReason::kCancelled, std::nullopt);
+  }
   if (!prompt) return finish(in.id, FinishReason::kError, std::move(prompt).error());
   if (Result<void> ok = r.start(std::move(prompt).value()); !ok) {
     return finish(in.id, FinishReason::kError, std::move(ok).error());

@@ -91,7 +91,10 @@ class EngineImpl final : public Engine {
              std::unique_ptr<kv::KvCacheManager> kv);
   void loop();
   Inbox wait_for_work();
-  void start_request(Incoming incoming);
+  void start_request(Incoming incoming, bool cancelled);
+  // True when cancel(id) came before the request started (this batch or since);
+  // a chat request cancelled so is finished without rendering its template.
+  bool cancel_pending(RequestId id, const std::vector<RequestId>& taken) const;
   void finish(RequestId id, FinishReason reason, std::optional<Error> error);
   void finish_all(FinishReason reason);
   void publish_metrics();
@@ -112,6 +115,12 @@ class EngineImpl final : public Engine {
   std::condition_variable wake_;
   Inbox inbox_;
   std::atomic<RequestId> next_id_{1};
+  // The request whose chat template the engine thread is rendering (0: none)
+  // and the flag its render polls: a template from a model file may run for
+  // up to its deadline, and cancel() or shutdown must reach it before that.
+  std::atomic<RequestId> rendering_{0};
+  std::atomic<bool> render_cancel_{false};
+  std::atomic<bool> shutting_down_{false};
 
   // Engine thread only.
   std::unique_ptr<kv::KvCacheManager> kv_;

@@ -55,6 +55,13 @@ bool EngineImpl::forward(const scheduler::StepPlan& plan) {
   }
   logits_.resize(want * bundle_.model->hparams().n_vocab);
   Result<void> r = bundle_.model->forward(steps_, logits_);
+  // A forward pass that read the weights after the file shrank read zeros
+  // (engine/gguf/mapping_guard.h): its logits are garbage, refuse them.
+  if (r && bundle_.weights_lost && bundle_.weights_lost()) {
+    r = make_error(
+        ErrorCode::kIo,
+        "the model file changed on disk while in use (it shrank under its memory mapping): reload the model");
+  }
   if (r) r = scheduler_.complete(plan);
   if (r) return true;
   log::get("engine")->error("forward step failed: {}", r.error().describe());

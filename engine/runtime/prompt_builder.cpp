@@ -18,23 +18,27 @@ PromptBuilder::PromptBuilder(std::shared_ptr<const tokenizer::Vocabulary> vocab,
   template_ = std::move(parsed).value();
 }
 
-std::string PromptBuilder::render(const std::vector<ChatTurn>& messages, bool add_generation_prompt) const {
+Result<std::string> PromptBuilder::render(const std::vector<ChatTurn>& messages, bool add_generation_prompt,
+                                          const std::atomic<bool>* cancel) const {
   chat::TemplateInputs in;
   for (const ChatTurn& t : messages) in.messages.push_back({t.role, t.content, chat::Value::dict()});
   in.add_generation_prompt = add_generation_prompt;
   if (auto bos = vocab_->bos()) in.bos_token = vocab_->token_text(*bos);
   if (auto eos = vocab_->eos()) in.eos_token = vocab_->token_text(*eos);
   if (template_) {
-    Result<std::string> text = template_->render(in);
+    Result<std::string> text = template_->render(in, cancel);
     if (text) return std::move(text).value();
+    const ErrorCode code = text.error().code;
+    if (code == ErrorCode::kOutOfMemory || code == ErrorCode::kCancelled) return std::move(text).error();
     log::get("engine")->warn("chat template failed to render ({}): using the ChatML fallback", text.error().message);
   }
   return chat::render_fallback(in);
 }
 
 Result<std::vector<std::int32_t>> PromptBuilder::tokenize_chat(const std::vector<ChatTurn>& messages,
-                                                               tokenizer::Encoder& encoder) const {
-  const std::string text = render(messages, /*add_generation_prompt=*/true);
+                                                               tokenizer::Encoder& encoder,
+                                                               const std::atomic<bool>* cancel) const {
+  HEARTH_ASSIGN_OR_RETURN(const std::string text, render(messages, /*add_generation_prompt=*/true, cancel));
   HEARTH_ASSIGN_OR_RETURN(std::vector<std::int32_t> ids,
                           encoder.encode(text, tokenizer::EncodeOptions{.add_special = false, .parse_special = true}));
   const auto bos = vocab_->bos();
@@ -43,10 +47,11 @@ Result<std::vector<std::int32_t>> PromptBuilder::tokenize_chat(const std::vector
 }
 
 Result<std::vector<std::int32_t>> PromptBuilder::build(const Request& request, tokenizer::Encoder& encoder,
-                                                       std::int32_t context_length) const {
+                                                       std::int32_t context_length,
+                                                       const std::atomic<bool>* cancel) const {
   std::vector<std::int32_t> ids;
   if (!request.messages.empty()) {
-    HEARTH_ASSIGN_OR_RETURN(ids, tokenize_chat(request.messages, encoder));
+    HEARTH_ASSIGN_OR_RETURN(ids, tokenize_chat(request.messages, encoder, cancel));
   } else if (!request.prompt_tokens.empty()) {
     ids = request.prompt_tokens;
     for (std::size_t i = 0; i < ids.size(); ++i) {

@@ -11,6 +11,7 @@
 // Thread-safe: immutable after construction (the Encoder is the caller's).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,18 +29,22 @@ class PromptBuilder {
   // An empty or unparsable template means the documented ChatML fallback (logged once).
   PromptBuilder(std::shared_ptr<const tokenizer::Vocabulary> vocab, const std::string& chat_template);
 
-  // The template's output; a render error falls back to ChatML (logged).
-  std::string render(const std::vector<ChatTurn>& messages, bool add_generation_prompt) const;
+  // The template's output; a render error falls back to ChatML (logged),
+  // except a limit of the render budget (kOutOfMemory: a runaway template from
+  // the model file) and a cancel (kCancelled), which end the request.
+  // `cancel` (optional) stops a running render once set.
+  Result<std::string> render(const std::vector<ChatTurn>& messages, bool add_generation_prompt,
+                             const std::atomic<bool>* cancel = nullptr) const;
 
   // The request's prompt tokens. kInvalidArgument: an empty prompt, an id
   // outside the vocabulary; kContextExceeded: the prompt leaves no position
   // for a generated token (prompt tokens >= context_length).
   Result<std::vector<std::int32_t>> build(const Request& request, tokenizer::Encoder& encoder,
-                                          std::int32_t context_length) const;
+                                          std::int32_t context_length, const std::atomic<bool>* cancel = nullptr) const;
 
  private:
-  Result<std::vector<std::int32_t>> tokenize_chat(const std::vector<ChatTurn>& messages,
-                                                  tokenizer::Encoder& encoder) const;
+  Result<std::vector<std::int32_t>> tokenize_chat(const std::vector<ChatTurn>& messages, tokenizer::Encoder& encoder,
+                                                  const std::atomic<bool>* cancel) const;
 
   std::shared_ptr<const tokenizer::Vocabulary> vocab_;
   std::optional<chat::ChatTemplate> template_;  // nullopt: the fallback

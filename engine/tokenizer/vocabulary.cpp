@@ -107,6 +107,7 @@ Result<std::shared_ptr<const Vocabulary>> Vocabulary::create(VocabularyData data
   HEARTH_TRY(check_special_id(d.pad, "padding_token_id", n));
   HEARTH_TRY(check_special_id(d.eot, "eot_token_id", n));
   HEARTH_TRY(v->init_types());
+  HEARTH_TRY(v->check_token_sizes());
 
   std::size_t duplicates = 0;
   v->by_text_.reserve(n);
@@ -126,6 +127,29 @@ Result<std::shared_ptr<const Vocabulary>> Vocabulary::create(VocabularyData data
   v->init_pieces();
   v->init_specials();
   return std::shared_ptr<const Vocabulary>(std::move(v));
+}
+
+// Real vocabularies' longest tokens are a few hundred bytes (runs of spaces or
+// dashes) and their special texts sum to well under 100 KiB (Gemma's ~6,000
+// "<unused..>" included). The bounds leave a wide margin while keeping the
+// structures built from a hostile file (the special-token trie takes tens of
+// bytes per byte of special text) small relative to any real model.
+Result<void> Vocabulary::check_token_sizes() const {
+  std::size_t special_bytes = 0;
+  for (std::size_t i = 0; i < data_.tokens.size(); ++i) {
+    const std::size_t len = data_.tokens[i].size();
+    if (len > kMaxTokenBytes) {
+      return make_error(ErrorCode::kCorruptFile, "tokenizer.ggml.tokens[" + std::to_string(i) + "] is " +
+                                                     std::to_string(len) + " bytes long (at most " +
+                                                     std::to_string(kMaxTokenBytes) + ")");
+    }
+    if (types_[i] == TokenType::kControl || types_[i] == TokenType::kUserDefined) special_bytes += len;
+  }
+  if (special_bytes > kMaxSpecialBytes) {
+    return make_error(ErrorCode::kCorruptFile, "the special tokens' texts total " + std::to_string(special_bytes) +
+                                                   " bytes (at most " + std::to_string(kMaxSpecialBytes) + ")");
+  }
+  return {};
 }
 
 Result<void> Vocabulary::init_types() {

@@ -65,7 +65,11 @@ class Vocabulary {
   // empty); type values 0..6; special ids in range; every merge "a b" names
   // tokens a, b and ab of the vocabulary; a known pre-tokenizer (BPE).
   // kCorruptFile / kUnsupported errors name the field and index.
+  // Every token is at most kMaxTokenBytes long and the control / user-defined
+  // texts (the special-token trie) total at most kMaxSpecialBytes.
   static Result<std::shared_ptr<const Vocabulary>> create(VocabularyData data);
+  static constexpr std::size_t kMaxTokenBytes = 64u << 10;
+  static constexpr std::size_t kMaxSpecialBytes = 1u << 20;
 
   ~Vocabulary();
   Vocabulary(const Vocabulary&) = delete;
@@ -116,6 +120,7 @@ class Vocabulary {
   static std::size_t index(TokenId id) { return static_cast<std::size_t>(id); }
 
   Result<void> init_types();
+  Result<void> check_token_sizes() const;  // after init_types
   Result<void> init_merges();
   void init_byte_tokens();
   void init_pieces();

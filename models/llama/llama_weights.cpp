@@ -1,5 +1,6 @@
 #include "models/llama/llama_weights.h"
 
+#include <cmath>
 #include <string>
 
 #include "kernels/cpu/ggml_type.h"
@@ -101,7 +102,16 @@ Result<ModelHyperParams> read_llama_hparams(const gguf::GgufFile& f) {
   }
   if (f.has(p + "rope.scaling.factor")) {
     HEARTH_ASSIGN_OR_RETURN(double scale, f.get_float(p + "rope.scaling.factor"));
+    if (!std::isfinite(static_cast<float>(scale))) {
+      return make_error(ErrorCode::kCorruptFile, p + "rope.scaling.factor is not a finite number");
+    }
     if (scale > 0) hp.rope_scale = static_cast<float>(scale);
+  }
+  // inf passes `> 0` (NaN does not) and yields garbage, as does a double too
+  // large for a float: both hyper-parameters must be finite once narrowed.
+  if (!std::isfinite(hp.rms_eps) || !std::isfinite(hp.rope_base)) {
+    return make_error(ErrorCode::kCorruptFile, "rms epsilon or RoPE base is not a finite number (" +
+                                                   std::to_string(eps) + ", " + std::to_string(hp.rope_base) + ")");
   }
   if (!(hp.rms_eps > 0) || !(hp.rope_base > 1)) {
     return make_error(ErrorCode::kCorruptFile, "rms epsilon or RoPE base out of range");

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -105,6 +106,10 @@ struct ModelBundle {
   std::string chat_template;  // the GGUF's tokenizer.chat_template ("" = the documented fallback format)
   std::string model_id;       // identifies the weights (file checksum or path): keys the prefix cache
   ModelRunInfo run;           // device, KV precision, weight format, as models/ set them up
+  // True once the weights' file shrank under its memory mapping (reads then see
+  // zeros: engine/gguf/mapping_guard.h); the engine fails each later step with
+  // an error. Empty: the weights cannot vanish (copied, or on the GPU).
+  std::function<bool()> weights_lost;
 };
 
 struct EngineOptions {

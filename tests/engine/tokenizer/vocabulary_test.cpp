@@ -35,6 +35,17 @@ TEST(Vocabulary, RejectsInconsistentData) {
       {"eot", [](VocabularyData& d) { d.eot = -1; }, ErrorCode::kCorruptFile, "eot_token_id"},
       {"merge form", [](VocabularyData& d) { d.merges.push_back("nospace"); }, ErrorCode::kCorruptFile, "merges[1]"},
       {"merge result", [](VocabularyData& d) { d.merges.push_back("x y"); }, ErrorCode::kCorruptFile, "merges[1]"},
+      // Issue 14: one 40 MB control token made the special-token trie take 5.4 GB.
+      {"40 MB control token",
+       [](VocabularyData& d) { testing::add_token(d, std::string(40u << 20, 'x'), TokenType::kControl); },
+       ErrorCode::kCorruptFile, "tokens[257] is 41943040 bytes long"},
+      {"special texts total",
+       [](VocabularyData& d) {
+         for (int i = 0; i < 20; ++i) {
+           testing::add_token(d, std::to_string(i) + std::string(60u << 10, 's'), TokenType::kUserDefined);
+         }
+       },
+       ErrorCode::kCorruptFile, "special tokens' texts total"},
   };
   for (const auto& c : cases) {
     VocabularyData d = testing::byte_level({"ab"}, {"a b"});
