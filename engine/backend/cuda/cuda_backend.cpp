@@ -128,6 +128,17 @@ void CudaBackend::do_rms_norm(Activation x, const backend::Vector& weight, float
   check(kc::rmsnorm(x.data, weight.data, out.data, n_tokens_, x.width, eps, ctx_->stream()), "rms_norm");
 }
 
+// Each head's row of weight.n floats is one rmsnorm row.
+void CudaBackend::do_head_rms_norm(Activation x, std::int32_t n_heads, const backend::Vector& weight, float eps) {
+  if (failed()) return;
+  check(kc::rmsnorm(x.data, weight.data, x.data, n_tokens_ * n_heads, weight.n, eps, ctx_->stream()), "head rms_norm");
+}
+
+void CudaBackend::do_scale(Activation x, float s) {
+  if (failed()) return;
+  check(kc::scale(x.data, s, n_tokens_ * x.width, ctx_->stream()), "scale");
+}
+
 void CudaBackend::linear(const backend::Matrix& w, const float* x, std::int64_t n, float* y, const float* bias,
                          float* residual, float* scratch) {
   if (failed()) return;
@@ -181,7 +192,7 @@ void CudaBackend::do_store_kv(std::int32_t layer, Activation k, Activation v) {
   check(kc::store_kv(layer_cache(layer), k.data, v.data, slots, n_tokens_, ctx_->stream()), "store_kv");
 }
 
-void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out, float scale) {
+void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out, float scale, std::int32_t window) {
   if (failed()) return;
   const auto* ints = ws_.ints.as<const std::int32_t>();
   kc::AttentionBatch batch;
@@ -195,15 +206,21 @@ void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out,
   kc::PagedAttentionParams params;
   params.n_heads = shape_.n_head;
   params.scale = scale;
+  params.window = window;
   params.split_len = sz_.split_len;
   check(kc::paged_attention(layer_cache(layer), batch, params, out.data, ws_.attn_split.get(), ws_.attn_split.bytes(),
                             ctx_->stream()),
         "paged attention");
 }
 
-void CudaBackend::do_glu(backend::GluKind, Activation gate, Activation up) {
+void CudaBackend::do_glu(backend::GluKind kind, Activation gate, Activation up) {
   if (failed()) return;
-  check(kc::swiglu(gate.data, up.data, gate.data, n_tokens_ * gate.width, ctx_->stream()), "swiglu");
+  const std::int64_t n = n_tokens_ * gate.width;
+  if (kind == backend::GluKind::kGeGluTanh) {
+    check(kc::geglu_tanh(gate.data, up.data, gate.data, n, ctx_->stream()), "geglu_tanh");
+    return;
+  }
+  check(kc::swiglu(gate.data, up.data, gate.data, n, ctx_->stream()), "swiglu");
 }
 
 void CudaBackend::do_add(Activation x, Activation y) {
