@@ -32,7 +32,7 @@ struct SyntheticShape {
   std::uint32_t n_ctx = 0;  // trained context length (tokens)
   float rope_base = 10000.0f;
   float rms_eps = 1e-5f;
-  bool tied_embeddings = false;  // no output.weight: logits reuse token_embd
+  bool tied_embeddings = false;        // no output.weight: logits reuse token_embd
   std::string architecture = "llama";  // or "qwen2": NeoX RoPE and Q/K/V biases
 };
 
