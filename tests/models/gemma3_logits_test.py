@@ -17,7 +17,8 @@ the integer dot products rounded to 8-bit blocks (Q8_0 / Q8_K per 32 / 256
 elements), which the float64 reference does not do: see the tolerance note in
 logits_oracle_test.py; the measured numbers are printed.
 
-Usage: gemma3_logits_test.py LOGITS_TOOL MODEL.gguf|catalog-name --tolerance T [--text FILE]
+Usage: gemma3_logits_test.py LOGITS_TOOL MODEL.gguf|catalog-name|synth --tolerance T [--text FILE]
+(synth: the tiny F32 file of gemma3_synthetic.py instead of a real one)
 """
 import argparse
 import os
@@ -79,6 +80,8 @@ def main():
     ap.add_argument("--tolerance", type=float, required=True)
     ap.add_argument("--text", help="source of the long prompt's tokens")
     args = ap.parse_args()
+    if args.model == "synth":
+        return synthetic(args)
     path = logits_oracle_test.resolve(args.model)
     weights = gemma3_oracle.Weights(path)
     n_vocab = weights.embedding().shape[0]
@@ -117,6 +120,36 @@ def main():
     if failures:
         print("\n".join(failures))
         sys.exit(1)
+
+
+def synthetic(args):
+    """The tiny F32 file of gemma3_synthetic.py: random prompts of 3, 11 and 25
+    tokens (> the window of 6), every position and the prefill row."""
+    import gemma3_synthetic
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "gemma3-synthetic.gguf")
+        gemma3_synthetic.write(path)
+        weights = gemma3_oracle.Weights(path)
+        n_vocab = gemma3_synthetic.SHAPE["n_vocab"]
+        rng = np.random.default_rng(3)
+        prompts = [list(rng.integers(4, n_vocab, size=n)) for n in (3, 11, 25)]
+        got = run_tool(args.tool, path, prompts, [])
+        failures, errors, offset = [], [], 0
+        for pi, p in enumerate(prompts):
+            ref = gemma3_oracle.forward(weights, p)
+            dec = got[offset: offset + len(p) * n_vocab].reshape(len(p), n_vocab)
+            pre = got[offset + len(p) * n_vocab: offset + (len(p) + 1) * n_vocab]
+            offset += (len(p) + 1) * n_vocab
+            compare(ref, dec, f"prompt {pi}", failures, errors, args.tolerance)
+            if np.linalg.norm(pre - dec[-1]) / np.linalg.norm(dec[-1]) > 1e-5:
+                failures.append(f"prompt {pi}: prefill and decode last logits differ")
+        mean = float(np.mean(errors))
+        if mean > args.tolerance:
+            failures.append(f"mean relative error {mean:.2e} > {args.tolerance}")
+        print(f"gemma3 synthetic F32: {len(errors)} positions, relative error mean {mean:.2e}, worst {max(errors):.2e}")
+        if failures:
+            print("\n".join(failures))
+            sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ does not write), sharing nothing with Hearth's C++:
              h = rms(x) * ffn_norm; x += rms((gelu_tanh(h Wg) * h Wu) Wd) * post_ffw_norm
   logits = rms(x) * output_norm @ token_embd^T (tied)
 
-Layer l is global when (l + 1) % 6 == 0 (5 local layers per global). The
+Layer l is global when (l + 1) % pattern == 0, pattern = attention.sliding_window_pattern,
+default 6 (5 local layers per global). The
 norm weights are used as stored: llama.cpp's converter writes Gemma's (1 + w)
 into the file.
 """
@@ -25,7 +26,7 @@ import numpy as np
 
 import llama_oracle
 
-PATTERN = 6
+PATTERN = 6  # default of attention.sliding_window_pattern (llama.cpp: 5 local per global)
 
 
 def rms(x, w, eps):
@@ -76,13 +77,14 @@ def forward(w, tokens, rows=None):
     base_global = float(w.meta(p + "rope.freq_base", 1e6))
     base_local = float(w.meta(p + "rope.freq_base_swa", 1e4))
     window = int(w.meta(p + "attention.sliding_window"))
+    pattern = int(w.meta(p + "attention.sliding_window_pattern", PATTERN))
     emb = w.embedding()
     x = emb[np.asarray(tokens)].astype(np.float64) * np.sqrt(np.float64(n_embd))
     n = len(tokens)
     pos = np.arange(n)
     for il in range(n_layer):
         b = f"blk.{il}."
-        local = (il + 1) % PATTERN != 0
+        local = (il + 1) % pattern != 0
         h = rms(x, w.get(b + "attn_norm.weight"), eps)
         q = (h @ w.get(b + "attn_q.weight").T).reshape(n, n_head, hd)
         k = (h @ w.get(b + "attn_k.weight").T).reshape(n, n_kv, hd)
