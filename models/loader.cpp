@@ -1,6 +1,7 @@
 #include "models/loader.h"
 
 #include "engine/backend/cpu/cpu_backend.h"
+#include "engine/chat/chat_format.h"
 #include "engine/core/log.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
@@ -129,17 +130,25 @@ Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOpti
   HEARTH_TRY(check_weights(*file));
   ModelBundle bundle;
   HEARTH_ASSIGN_OR_RETURN(bundle.vocabulary, tokenizer::vocabulary_from_gguf(*file));
-  if (auto tmpl = file->get_string("tokenizer.chat_template")) bundle.chat_template = std::string(*tmpl);
+  std::string_view file_template;
+  if (auto t = file->get_string("tokenizer.chat_template")) file_template = *t;
+  const tokenizer::Vocabulary& vocab = *bundle.vocabulary;
+  const chat::ChatFormat format =
+      chat::choose_chat_format(file_template, vocab.find("<start_of_turn>") && vocab.find("<end_of_turn>"));
+  bundle.chat_template = format.source;  // "" for chatml: the engine's own fallback renders it
+  if (format.fallback) log::get("models")->info("chat format: {}", format.describe());
   // The path and size identify the weights for the prefix cache of one process;
   // callers that need a content identity hash the file (models/catalog.h).
   bundle.model_id = std::filesystem::absolute(path).string() + ":" + std::to_string(file->file_size());
   bundle.run = run_info(*file, device, kv);
+  bundle.run.chat_format = format.describe();
   auto model = load_architecture(std::move(file), options, device);
   if (!model && device.cuda && options.device == "auto" && model.error().code == ErrorCode::kOutOfMemory) {
     // "auto" prefers the GPU but must not fail where the CPU can run the model.
     log::get("models")->warn("the model does not fit the GPU ({}); running it on the CPU", model.error().message);
     HEARTH_ASSIGN_OR_RETURN(file, gguf::GgufFile::open(path));
     bundle.run = run_info(*file, DeviceChoice{}, KvPrecision::kF16);
+    bundle.run.chat_format = format.describe();
     bundle.run.device_reason = "auto: the model does not fit the GPU (" + model.error().message + ")";
     model = load_architecture(std::move(file), options, DeviceChoice{});
   }

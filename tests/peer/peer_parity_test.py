@@ -19,8 +19,9 @@ default model (and, with --model, others: Gemma 3 270M).
   peer_parity_test.py perplexity --tool PEER_TOOL --text FILE [--ctx 512]
       Perplexity of both engines on the same token ids (llama.cpp's perplexity
       tool convention: non-overlapping windows of CTX tokens, scoring the
-      second half of each; no BOS inserted) must agree within --limit (default
-      1%; Gemma 3: 0.5%). Hearth runs with its default (refined) activations.
+      second half of each; no BOS inserted, or with --bos-windows each window's
+      first token replaced by BOS as llama.cpp's tool does for models that want
+      it: Gemma) must agree within --limit (default 1%; Gemma 3: 0.5%). Hearth runs with its default (refined) activations.
 
 Why NEAR_TIE = 0.5 logits: SmolLM2's hidden states carry massive outlier
 channels, and both engines round activations to 8-bit blocks before the
@@ -219,6 +220,12 @@ def cmd_perplexity(args):
         text = f.read()
     llm = pc.load_llama(path, n_ctx=args.ctx, logits_all=True)
     ids = llm.tokenize(text, add_bos=False, special=False)
+    if args.bos_windows:
+        # llama.cpp's perplexity tool for models that want BOS: each window's
+        # first token becomes BOS (never scored: only second halves are).
+        bos = int(llm.metadata["tokenizer.ggml.bos_token_id"])
+        for w in range(len(ids) // args.ctx):
+            ids[w * args.ctx] = bos
     if len(ids) < 2 * args.ctx:
         print(f"FAIL: {args.text} has {len(ids)} tokens, fewer than two windows of {args.ctx}")
         return 1
@@ -249,6 +256,7 @@ def main():
     ap.add_argument("--workdir", default=".")
     ap.add_argument("--text")
     ap.add_argument("--ctx", type=int, default=512)
+    ap.add_argument("--bos-windows", action="store_true", help="perplexity: each window starts with BOS")
     ap.add_argument("--limit", type=float, default=0.01, help="perplexity: largest relative difference allowed")
     ap.add_argument("--baseline", action="store_true", help="also compare llama.cpp with flash attention on and off")
     args = ap.parse_args()
