@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/ usr / bin / env python3
 """Logits of Hearth's CPU forward pass of Gemma 3 against the float64 numpy
 reference (gemma3_oracle.py), on the real file.
 
@@ -110,7 +110,7 @@ def main():
         perr = np.linalg.norm(pre - dec[-1]) / np.linalg.norm(dec[-1])
         if perr > 1e-4:
             failures.append(f"long prompt: prefill and decode last logits differ by {perr:.2e}")
-        # The window must matter there: the reference without it differs.
+#The window must matter there : the reference without it differs.
         print(f"long prompt: relative error mean {np.mean(errors[short:]):.4f}, worst {max(errors[short:]):.4f}")
     mean = float(np.mean(errors))
     if mean > args.tolerance:

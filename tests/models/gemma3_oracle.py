@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/ usr / bin / env python3
 """Independent reference forward pass of Gemma 3 GGUF models (test oracle).
 
 Weights dequantized by the `gguf` package's own quants code; the forward pass
@@ -7,13 +7,13 @@ paper / HF modeling_gemma3, with llama.cpp's defaults for keys its converter
 does not write), sharing nothing with Hearth's C++:
 
   x = embed(tokens) * sqrt(n_embd)
-  per layer: h = rms(x) * attn_norm; q, k, v = h Wq, h Wk, h Wv
-             q, k = rms per head * q_norm / k_norm; NeoX RoPE (local layers
-             base rope.freq_base_swa (default 1e4), global rope.freq_base)
-             attention scaled by 1/sqrt(head_dim), causal; local layers see
-             only the last `sliding_window` positions (their own included)
-             x += rms(attn Wo) * post_attention_norm
-             h = rms(x) * ffn_norm; x += rms((gelu_tanh(h Wg) * h Wu) Wd) * post_ffw_norm
+per layer : h = rms(x) * attn_norm;
+q, k, v = h Wq, h Wk, h Wv q, k = rms per head * q_norm / k_norm;
+NeoX RoPE(local layers base rope.freq_base_swa(default 1e4), global rope.freq_base) attention scaled by 1 /
+    sqrt(head_dim),
+    causal;
+local layers see only the last `sliding_window` positions(their own included) x +=
+    rms(attn Wo) * post_attention_norm h = rms(x) * ffn_norm; x += rms((gelu_tanh(h Wg) * h Wu) Wd) * post_ffw_norm
   logits = rms(x) * output_norm @ token_embd^T (tied)
 
 Layer l is global when (l + 1) % pattern == 0, pattern = attention.sliding_window_pattern,

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/ usr / bin / env python3
 """A tiny random Gemma 3 GGUF with F32 weights, written with the `gguf`
 package (not Hearth's synth), for the logits oracle: with float weights only
 the f16 KV cache separates Hearth from the float64 reference, so every piece
