@@ -21,6 +21,7 @@ struct LoadedModel {
   QString quantization;    // the weights' format as the engine reports it: "Q4_1", "Q4_K_M" (the file's tensors)
   QString device;          // where it runs, as the engine reports it: "cpu" or "cuda:N"
   QString device_name;     // "CPU (...)" or the GPU's name
+  QString chat_format;     // ModelRunInfo::chat_format: the model's template or the named fallback
   QString device_reason;   // why that device, for "auto" ("auto: no CUDA device found"); "" when it was asked for
   QString kv_precision;    // "f16", "fp8": the KV cache the engine really runs
   int context_length = 0;  // tokens per sequence

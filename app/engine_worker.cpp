@@ -59,12 +59,14 @@ void EngineWorker::loadModel(const QString& path_or_name, const models::RunConfi
   model_.device = qs(run.device);
   model_.device_name = qs(run.device_name);
   model_.device_reason = qs(run.device_reason);
+  model_.chat_format = qs(run.chat_format);
   model_.kv_precision = QString::fromLatin1(to_string(run.kv_precision));
   model_.context_length = engine_->context_length();
   model_.file_bytes = QFileInfo(model_.path).size();
-  log::get("app")->info("loaded {} on {} ({}){}{}, weights {}, KV {}, {} tokens of context", opened->path.string(),
-                        run.device, run.device_name, run.device_reason.empty() ? "" : ": ", run.device_reason,
-                        run.weight_format, to_string(run.kv_precision), model_.context_length);
+  log::get("app")->info("loaded {} on {} ({}){}{}, weights {}, KV {}, {} tokens of context, chat format: {}",
+                        opened->path.string(), run.device, run.device_name, run.device_reason.empty() ? "" : ": ",
+                        run.device_reason, run.weight_format, to_string(run.kv_precision), model_.context_length,
+                        run.chat_format);
   emit modelLoaded(model_);
 }
 

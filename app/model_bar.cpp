@@ -180,8 +180,13 @@ void ModelBar::setLoaded(const LoadedModel& model) {
   reason_->setText(model.device_reason);
   reason_->setToolTip(tr("Why the model runs on %1: %2").arg(model.device_name, model.device_reason));
   const QString weights = model.quantization.isEmpty() ? tr("unknown weight format") : model.quantization;
-  quant_->setText(tr("%1 \u00b7 KV %2").arg(weights, model.kv_precision));
-  quant_->setToolTip(tr("Weights file: %1").arg(format_bytes(model.file_bytes)));
+  QString quant = tr("%1 \u00b7 KV %2").arg(weights, model.kv_precision);
+  // A fallback chat format is named in the bar itself: the answers depend on it.
+  if (model.chat_format.startsWith(QLatin1String("fallback "))) {
+    quant += tr(" \u00b7 chat: %1").arg(model.chat_format.section(QLatin1Char(' '), 1, 1));
+  }
+  quant_->setText(quant);
+  quant_->setToolTip(tr("Weights file: %1\nChat format: %2").arg(format_bytes(model.file_bytes), model.chat_format));
   context_length_ = model.context_length;
   showContext();
 }

@@ -45,7 +45,8 @@ nlohmann::json result_json(const std::string& text, const FinishEvent& f, const 
           {"finish_reason", to_string(f.reason)},
           {"device", run.device},
           {"kv_precision", to_string(run.kv_precision)},
-          {"weight_format", run.weight_format}};
+          {"weight_format", run.weight_format},
+          {"chat_format", run.chat_format}};
 }
 
 void run_generate(GenerateOptions opt) {

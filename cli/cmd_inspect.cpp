@@ -65,6 +65,9 @@ json inspect_json(const gguf::GgufFile& f, const InspectOptions& opt) {
   doc["alignment"] = f.alignment();
   doc["data_offset"] = f.data_offset();
   doc["file_size"] = f.file_size();
+  // An interrupted download: metadata and tensor infos whole, tensor data cut short.
+  doc["incomplete"] = f.incomplete();
+  if (f.incomplete()) doc["file_size_needed"] = f.data_end();
   const std::string arch(f.get_string("general.architecture") ? *f.get_string("general.architecture") : "");
   doc["architecture"] = arch;
   if (auto name = f.get_string("general.name")) doc["name"] = std::string(*name);
@@ -107,6 +110,11 @@ void print_text(const json& doc) {
   std::printf("GGUF          v%u, alignment %u, data at byte %llu, %.1f MiB\n", doc["version"].get<unsigned>(),
               doc["alignment"].get<unsigned>(), doc["data_offset"].get<unsigned long long>(),
               static_cast<double>(doc["file_size"].get<std::uint64_t>()) / (1 << 20));
+  if (doc["incomplete"].get<bool>()) {
+    std::printf("INCOMPLETE    %llu of %llu bytes present (the tensor data ends at byte %llu): metadata only\n",
+                doc["file_size"].get<unsigned long long>(), doc["file_size_needed"].get<unsigned long long>(),
+                doc["file_size_needed"].get<unsigned long long>());
+  }
   std::printf("architecture  %s%s%s\n", doc["architecture"].get<std::string>().c_str(),
               doc.contains("name") ? "  ·  " : "", doc.contains("name") ? doc["name"].get<std::string>().c_str() : "");
   std::printf("\nhyper-parameters\n");
@@ -145,7 +153,7 @@ void print_text(const json& doc) {
 
 void run_inspect(const InspectOptions& opt) {
   const auto path = unwrap(models::resolve_model(opt.model));
-  const auto file = unwrap(gguf::GgufFile::open(path));
+  const auto file = unwrap(gguf::GgufFile::open(path, gguf::OpenOptions{true}));
   const json doc = inspect_json(*file, opt);
   if (opt.json) {
     std::cout << doc.dump(1) << "\n";

@@ -11,9 +11,9 @@ models::RunConfig EngineSetup::run_config() const {
 std::unique_ptr<Engine> start_engine(const EngineSetup& setup) {
   models::OpenedEngine opened = unwrap(models::open_engine(setup.model, setup.run_config()));
   const ModelRunInfo& run = opened.engine->run_info();
-  std::fprintf(stderr, "[%s on %s (%s), KV %s%s%s]\n", run.weight_format.c_str(), run.device.c_str(),
+  std::fprintf(stderr, "[%s on %s (%s), KV %s%s%s; chat format: %s]\n", run.weight_format.c_str(), run.device.c_str(),
                run.device_name.c_str(), to_string(run.kv_precision), run.device_reason.empty() ? "" : "; ",
-               run.device_reason.c_str());
+               run.device_reason.c_str(), run.chat_format.c_str());
   return std::move(opened.engine);
 }
 

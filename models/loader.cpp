@@ -1,12 +1,17 @@
 #include "models/loader.h"
 
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/chat/chat_format.h"
 #include "engine/core/log.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/vocab_from_gguf.h"
+#include "models/architecture.h"
+#include "models/gemma3/gemma3_model.h"
 #include "models/llama/llama_model.h"
 #include "models/weight_format.h"
 #if defined(HEARTH_HAVE_CUDA)
+#include "engine/backend/cuda/cuda_backend.h"
 #include "engine/backend/cuda/cuda_context.h"
 #include "models/llama/llama_cuda_model.h"
 #endif
@@ -39,6 +44,35 @@ Result<std::unique_ptr<Model>> load_llama(std::unique_ptr<gguf::GgufFile> file, 
 #else
   return make_error(ErrorCode::kUnsupported, "device cuda: Hearth was built without CUDA");
 #endif
+}
+
+// Architectures other than the llama family: one model class over a backend
+// made here (the llama family keeps LlamaCudaModel for its GPU accessors).
+Result<std::unique_ptr<Model>> load_gemma3(std::unique_ptr<gguf::GgufFile> file, const LoadOptions& options,
+                                           const DeviceChoice& device) {
+  if (!device.cuda) {
+    auto ops = std::make_unique<cpu::CpuBackend>(cpu::CpuBackendOptions{options.n_threads, options.refine_activations});
+    HEARTH_ASSIGN_OR_RETURN(auto model, Gemma3Model::load_on(std::move(ops), std::move(file), true));
+    return std::unique_ptr<Model>(std::move(model));
+  }
+#if defined(HEARTH_HAVE_CUDA)
+  cuda::CudaBackendOptions cuda_options;
+  cuda_options.device = device.cuda_device;
+  cuda_options.kv_precision = options.kv_precision;
+  cuda_options.vram_budget_bytes = options.vram_budget_bytes;
+  HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<cuda::CudaBackend> ops, cuda::CudaBackend::create(cuda_options));
+  HEARTH_ASSIGN_OR_RETURN(auto model, Gemma3Model::load_on(std::move(ops), std::move(file), false));
+  return std::unique_ptr<Model>(std::move(model));
+#else
+  return make_error(ErrorCode::kUnsupported, "device cuda: Hearth was built without CUDA");
+#endif
+}
+
+Result<std::unique_ptr<Model>> load_architecture(std::unique_ptr<gguf::GgufFile> file, const LoadOptions& options,
+                                                 const DeviceChoice& device) {
+  HEARTH_ASSIGN_OR_RETURN(std::string_view arch, file->get_string("general.architecture"));
+  if (arch == "gemma3") return load_gemma3(std::move(file), options, device);
+  return load_llama(std::move(file), options, device);
 }
 
 // The KV precision the chosen device runs, or why it cannot.
@@ -91,28 +125,34 @@ Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOpti
   HEARTH_ASSIGN_OR_RETURN(const DeviceChoice device, choose_device(options.device));
   HEARTH_ASSIGN_OR_RETURN(const KvPrecision kv, kv_precision_for(options, device));
   HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> file, gguf::GgufFile::open(path));
+  // The architecture, and every tensor's presence, shape and type, before
+  // the vocabulary, the weights or the KV cache take any memory.
+  HEARTH_TRY(check_weights(*file));
   ModelBundle bundle;
   HEARTH_ASSIGN_OR_RETURN(bundle.vocabulary, tokenizer::vocabulary_from_gguf(*file));
-  if (auto tmpl = file->get_string("tokenizer.chat_template")) bundle.chat_template = std::string(*tmpl);
+  std::string_view file_template;
+  if (auto t = file->get_string("tokenizer.chat_template")) file_template = *t;
+  const tokenizer::Vocabulary& vocab = *bundle.vocabulary;
+  const chat::ChatFormat format =
+      chat::choose_chat_format(file_template, vocab.find("<start_of_turn>") && vocab.find("<end_of_turn>"));
+  bundle.chat_template = format.source;  // "" for chatml: the engine's own fallback renders it
+  if (format.fallback) log::get("models")->info("chat format: {}", format.describe());
   // The path and size identify the weights for the prefix cache of one process;
   // callers that need a content identity hash the file (models/catalog.h).
   bundle.model_id = std::filesystem::absolute(path).string() + ":" + std::to_string(file->file_size());
-  HEARTH_ASSIGN_OR_RETURN(std::string_view arch, file->get_string("general.architecture"));
-  if (!is_llama_family(arch)) {
-    return make_error(ErrorCode::kUnsupported,
-                      "model architecture '" + std::string(arch) + "' is not supported (supported: llama, qwen2)");
-  }
   bundle.run = run_info(*file, device, kv);
   bundle.weights_lost = [watch = file->mapping_watch()] { return watch.lost(); };
-  auto model = load_llama(std::move(file), options, device);
+  bundle.run.chat_format = format.describe();
+  auto model = load_architecture(std::move(file), options, device);
   if (!model && device.cuda && options.device == "auto" && model.error().code == ErrorCode::kOutOfMemory) {
     // "auto" prefers the GPU but must not fail where the CPU can run the model.
     log::get("models")->warn("the model does not fit the GPU ({}); running it on the CPU", model.error().message);
     HEARTH_ASSIGN_OR_RETURN(file, gguf::GgufFile::open(path));
     bundle.run = run_info(*file, DeviceChoice{}, KvPrecision::kF16);
+    bundle.run.chat_format = format.describe();
     bundle.run.device_reason = "auto: the model does not fit the GPU (" + model.error().message + ")";
     bundle.weights_lost = [watch = file->mapping_watch()] { return watch.lost(); };
-    model = load_llama(std::move(file), options, DeviceChoice{});
+    model = load_architecture(std::move(file), options, DeviceChoice{});
   }
   if (!model) return std::move(model).error();
   if (bundle.weights_lost()) {

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "hearth/devices.h"
-#include "models/llama/llama_weights.h"
+#include "models/architecture.h"
 #include "models/run_config.h"
 #include "models/weight_format.h"
 
@@ -38,7 +38,7 @@ Result<RunPlan> plan(const gguf::GgufFile& file, const RunConfig& config, std::s
   // The CPU keeps its KV cache in f16 whatever was asked ("auto" fell back to
   // it). q8_0 is planned at its size, though the loader refuses it for now.
   const KvPrecision kv = cuda ? config.kv_precision : KvPrecision::kF16;
-  HEARTH_ASSIGN_OR_RETURN(const ModelHyperParams hp, read_llama_hparams(file));
+  HEARTH_ASSIGN_OR_RETURN(const ModelHyperParams hp, read_hparams(file));
   RunPlan p;
   p.architecture = hp.architecture;
   p.weight_format = weight_format_of(file);

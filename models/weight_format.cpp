@@ -45,12 +45,19 @@ std::optional<GgmlType> row_fallback(GgmlType t) {
   }
 }
 
-// The type holding the most elements over the matrices; nullopt without any.
+// The type holding the most elements over the layers' matrices (the embedding
+// and output matrices get their own types in llama.cpp's mixtures, and a large
+// vocabulary would outweigh the layers: Gemma 3 270M's Q8_0 embedding holds
+// more elements than its 18 Q4_K_M layers); over every matrix when only those
+// exist; nullopt without any.
 std::optional<GgmlType> dominant_matrix_type(const gguf::GgufFile& file) {
-  std::map<GgmlType, std::uint64_t> elements;
+  std::map<GgmlType, std::uint64_t> elements, all;
   for (const gguf::TensorInfo& t : file.tensors()) {
-    if (t.n_dims >= 2) elements[t.type] += t.n_elements;
+    if (t.n_dims < 2) continue;
+    all[t.type] += t.n_elements;
+    if (t.name != "token_embd.weight" && t.name != "output.weight") elements[t.type] += t.n_elements;
   }
+  if (elements.empty()) elements = all;
   std::optional<GgmlType> best;
   std::uint64_t most = 0;
   for (const auto& [type, n] : elements) {

@@ -24,6 +24,8 @@ const char* op_kind_name(OpKind kind) {
       return "add";
     case OpKind::kLogits:
       return "logits";
+    case OpKind::kScale:
+      return "scale";
   }
   return "?";
 }

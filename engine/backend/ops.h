@@ -78,6 +78,7 @@ enum class OpKind : std::uint8_t {
   kGlu,         // glu
   kAdd,         // add
   kLogits,      // logits
+  kScale,       // scale
 };
 const char* op_kind_name(OpKind kind);
 
@@ -121,7 +122,8 @@ struct RopeConfig {
 };
 
 enum class GluKind : std::uint8_t {
-  kSwiGlu,  // silu(gate) * up
+  kSwiGlu,     // silu(gate) * up (llama, qwen2)
+  kGeGluTanh,  // gelu_tanh(gate) * up, gelu_tanh(g) = g/2 (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))) (gemma)
 };
 
 // One output of linear_many: y = w x (+ bias).
@@ -183,6 +185,15 @@ class Ops {
   void rms_norm(const OpName& n, Activation x, const Vector& weight, float eps, Activation out) {
     run(OpKind::kRmsNorm, n, [&] { do_rms_norm(x, weight, eps, out); });
   }
+  // Per-head RMSNorm in place (gemma's Q/K norms): x [.][n_heads][weight.n],
+  // each head's weight.n floats normed on their own, times the shared weight.
+  void head_rms_norm(const OpName& n, Activation x, std::int32_t n_heads, const Vector& weight, float eps) {
+    run(OpKind::kRmsNorm, n, [&] { do_head_rms_norm(x, n_heads, weight, eps); });
+  }
+  // x *= s, rows of x.width floats (gemma's embedding scale).
+  void scale(const OpName& n, Activation x, float s) {
+    run(OpKind::kScale, n, [&] { do_scale(x, s); });
+  }
   // y[t] = w x[t] (+ bias). x: [.][w.cols], y: [.][w.rows], not overlapping.
   void linear(const OpName& n, const Matrix& w, Activation x, Activation y, const Vector& bias = {}) {
     run(OpKind::kLinear, n, [&] { do_linear(w, x, y, bias); });
@@ -209,9 +220,12 @@ class Ops {
   }
   // Causal grouped-query attention of each token over positions 0..(its own)
   // of its sequence in layer `layer`'s cache (the step's K/V stored first).
-  // q, out: [.][n_head][head_dim]; scores scaled by `scale`.
-  void attention(const OpName& n, std::int32_t layer, Activation q, Activation out, float scale) {
-    run(OpKind::kAttention, n, [&] { do_attention(layer, q, out, scale); });
+  // q, out: [.][n_head][head_dim]; scores scaled by `scale`. window > 0: a
+  // sliding window, the token at position p sees only p - window + 1 .. p
+  // (the blocks before stay allocated; they are simply not read).
+  void attention(const OpName& n, std::int32_t layer, Activation q, Activation out, float scale,
+                 std::int32_t window = 0) {
+    run(OpKind::kAttention, n, [&] { do_attention(layer, q, out, scale, window); });
   }
   // gate = act(gate) * up, rows of gate.width floats.
   void glu(const OpName& n, GluKind kind, Activation gate, Activation up) {
@@ -254,13 +268,15 @@ class Ops {
 
   virtual void do_embed(const Matrix& table, Activation out) = 0;
   virtual void do_rms_norm(Activation x, const Vector& weight, float eps, Activation out) = 0;
+  virtual void do_head_rms_norm(Activation x, std::int32_t n_heads, const Vector& weight, float eps) = 0;
+  virtual void do_scale(Activation x, float s) = 0;
   virtual void do_linear(const Matrix& w, Activation x, Activation y, const Vector& bias) = 0;
   virtual void do_linear_many(Activation x, std::span<const LinearOut> outs) = 0;
   virtual void do_linear_residual(const Matrix& w, Activation x, Activation residual, Activation scratch) = 0;
   virtual void do_rope(Activation q, std::int32_t n_q_heads, Activation k, std::int32_t n_k_heads,
                        const RopeConfig& c) = 0;
   virtual void do_store_kv(std::int32_t layer, Activation k, Activation v) = 0;
-  virtual void do_attention(std::int32_t layer, Activation q, Activation out, float scale) = 0;
+  virtual void do_attention(std::int32_t layer, Activation q, Activation out, float scale, std::int32_t window) = 0;
   virtual void do_glu(GluKind kind, Activation gate, Activation up) = 0;
   virtual void do_add(Activation x, Activation y) = 0;
   virtual void do_logits(Activation x, const Vector& norm, float eps, Activation scratch, std::span<float> logits) = 0;

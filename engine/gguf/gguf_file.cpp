@@ -40,14 +40,15 @@ GgufFile::~GgufFile() {
   }
 }
 
-Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const std::byte> bytes) {
+Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const std::byte> bytes, const OpenOptions& options) {
   std::unique_ptr<GgufFile> f(new GgufFile());
   f->bytes_ = bytes;
+  f->allow_incomplete_ = options.allow_incomplete;
   HEARTH_TRY(run_parser(*f));
   return f;
 }
 
-Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::filesystem::path& path) {
+Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::filesystem::path& path, const OpenOptions& options) {
   const std::string where = path.string();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -62,6 +63,7 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::filesystem::path& pa
 
   std::unique_ptr<GgufFile> f(new GgufFile());
   f->path_ = path;
+  f->allow_incomplete_ = options.allow_incomplete;
   const auto size = static_cast<std::size_t>(st.st_size);
   if (size > 0) {
     void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);

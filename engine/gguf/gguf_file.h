@@ -60,14 +60,23 @@ struct TensorInfo {
   std::uint64_t row_bytes() const;
 };
 
+struct OpenOptions {
+  // A file whose header and tensor infos are whole but whose tensor data is
+  // cut short (an interrupted download) opens with incomplete() set and the
+  // missing tensors' data null: for `hearth-cli inspect`, never for loading.
+  // Otherwise such a file is kCorruptFile "incomplete file: N of M bytes
+  // present (the tensor data ends at byte M)".
+  bool allow_incomplete = false;
+};
+
 class GgufFile {
  public:
   // Maps `path` read-only and parses it. kNotFound / kIo for the file itself,
   // kCorruptFile / kUnsupported for its contents.
-  static Result<std::unique_ptr<GgufFile>> open(const std::filesystem::path& path);
+  static Result<std::unique_ptr<GgufFile>> open(const std::filesystem::path& path, const OpenOptions& options = {});
   // Parses an in-memory image. The caller keeps `bytes` alive and unchanged
   // for the life of the returned file (all views point into it).
-  static Result<std::unique_ptr<GgufFile>> parse(std::span<const std::byte> bytes);
+  static Result<std::unique_ptr<GgufFile>> parse(std::span<const std::byte> bytes, const OpenOptions& options = {});
 
   ~GgufFile();
   GgufFile(const GgufFile&) = delete;
@@ -81,6 +90,10 @@ class GgufFile {
   const std::filesystem::path& path() const { return path_; }  // empty for parse()
   // Reports whether the file shrank under the mapping (reads then see zeros).
   const MappingWatch& mapping_watch() const { return watch_; }
+  // With OpenOptions::allow_incomplete: the tensor data ends past the file's
+  // last byte, at byte data_end() (the size the whole file must have).
+  bool incomplete() const { return data_end_ > bytes_.size(); }
+  std::uint64_t data_end() const { return data_end_; }
 
   // --- metadata -----------------------------------------------------------
   // Every key/value in file order.
@@ -130,6 +143,8 @@ class GgufFile {
   std::uint32_t version_ = 0;
   std::uint32_t alignment_ = kDefaultAlignment;
   std::uint64_t data_offset_ = 0;
+  std::uint64_t data_end_ = 0;  // the end of the last tensor's data (absolute)
+  bool allow_incomplete_ = false;
   std::vector<KeyValue> kvs_;
   std::vector<std::unique_ptr<ArrayValue>> arrays_;  // owners of top-level array values
   std::unordered_map<std::string_view, std::size_t> kv_index_;

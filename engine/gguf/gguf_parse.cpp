@@ -233,14 +233,39 @@ class GgufParser {
     return t;
   }
 
+  // Where the tensor data ends: data_offset + offset + bytes of the furthest
+  // tensor, when no sum wraps (a wrapping one is left to place_tensors' check).
+  void find_data_end() {
+    f_.data_end_ = 0;  // no tensors: nothing to cut short
+    for (const TensorInfo& t : f_.tensors_) {
+      if (t.offset > UINT64_MAX - f_.data_offset_ || t.n_bytes > UINT64_MAX - f_.data_offset_ - t.offset) continue;
+      f_.data_end_ = std::max(f_.data_end_, f_.data_offset_ + t.offset + t.n_bytes);
+    }
+  }
+
   // Data section start, and every tensor's range inside the file, without overlaps.
   Result<void> place_tensors() {
     const std::uint64_t end = c_.pos();
     const std::uint64_t pad = (f_.alignment_ - end % f_.alignment_) % f_.alignment_;
     f_.data_offset_ = end + pad;  // end <= file size < 2^63: no wrap
     const std::uint64_t size = f_.bytes_.size();
+    find_data_end();
+    // A plausible layout whose data the file cuts short is an interrupted
+    // download, not garbage: say so, with the size the file must have.
+    const bool incomplete = f_.data_end_ > size;
+    if (incomplete && !f_.allow_incomplete_) {
+      return make_error(ErrorCode::kCorruptFile,
+                        "incomplete file: " + std::to_string(size) + " of " + std::to_string(f_.data_end_) +
+                            " bytes present (the tensor data ends at byte " + std::to_string(f_.data_end_) + ")");
+    }
     for (TensorInfo& t : f_.tensors_) {
       const std::string ctx = "tensor " + quote_for_message(t.name);
+      const bool wraps = t.offset > UINT64_MAX - f_.data_offset_ || t.n_bytes > UINT64_MAX - f_.data_offset_ - t.offset;
+      if (incomplete && !wraps) {  // allow_incomplete: placed where the whole file has it, data if present
+        t.file_offset = f_.data_offset_ + t.offset;
+        t.data = t.file_offset + t.n_bytes <= size ? f_.bytes_.data() + t.file_offset : nullptr;
+        continue;
+      }
       if (t.offset > size || f_.data_offset_ > size - t.offset || t.n_bytes > size - f_.data_offset_ - t.offset) {
         return corrupt_at(t.info_offset, ctx + ": data [" + std::to_string(t.offset) + ", +" +
                                              std::to_string(t.n_bytes) + ") from data offset " +

@@ -26,6 +26,13 @@ __global__ void add_bias_kernel(float* x, const float* __restrict__ bias, int64_
   }
 }
 
+__global__ void scale_kernel(float* x, float s, int64_t n) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * kThreads) {
+    x[i] *= s;
+  }
+}
+
 }  // namespace
 
 Status add(const float* a, const float* b, float* out, int64_t n, cudaStream_t stream) {
@@ -34,6 +41,13 @@ Status add(const float* a, const float* b, float* out, int64_t n, cudaStream_t s
   if (n == 0) return {};
   add_kernel<<<grid_for(n), kThreads, 0, stream>>>(a, b, out, n);
   return check_launch("add_kernel");
+}
+
+Status scale(float* x, float s, int64_t n, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(x != nullptr && n >= 0);
+  if (n == 0) return {};
+  scale_kernel<<<grid_for(n), kThreads, 0, stream>>>(x, s, n);
+  return check_launch("scale_kernel");
 }
 
 Status add_bias(float* x, const float* bias, int64_t n_rows, int64_t dim, cudaStream_t stream) {

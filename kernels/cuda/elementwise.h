@@ -1,4 +1,4 @@
-// Element-wise f32 operations of the forward pass: residual adds and biases.
+// Element-wise f32 operations of the forward pass: residual adds, biases, scaling.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,6 +11,9 @@ namespace hearth::kernels::cuda {
 
 // out[i] = a[i] + b[i], i < n. out may alias a or b.
 Status add(const float* a, const float* b, float* out, int64_t n, cudaStream_t stream);
+
+// x[i] *= s, i < n (gemma's embedding scale).
+Status scale(float* x, float s, int64_t n, cudaStream_t stream);
 
 // x[r][c] += bias[c] for r < n_rows, c < dim (QKV bias). x: [n_rows][dim]; bias: [dim].
 Status add_bias(float* x, const float* bias, int64_t n_rows, int64_t dim, cudaStream_t stream);

@@ -17,6 +17,19 @@ __global__ void swiglu_kernel(const float* gate, const float* up, float* out, in
   }
 }
 
+__global__ void geglu_tanh_kernel(const float* gate, const float* up, float* out, int64_t n) {
+  constexpr float kSqrt2OverPi = 0.79788456080286535588f;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * kThreads) {
+    const float g = gate[i];
+    out[i] = 0.5f * g * (1.0f + tanhf(kSqrt2OverPi * g * (1.0f + 0.044715f * g * g))) * up[i];
+  }
+}
+
+unsigned grid_for(int64_t n) {
+  return static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65536));
+}
+
 }  // namespace
 
 Status swiglu(const float* gate, const float* up, float* out, int64_t n, cudaStream_t stream) {
@@ -26,6 +39,14 @@ Status swiglu(const float* gate, const float* up, float* out, int64_t n, cudaStr
   const auto grid = static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65536));
   swiglu_kernel<<<grid, kThreads, 0, stream>>>(gate, up, out, n);
   return check_launch("swiglu_kernel");
+}
+
+Status geglu_tanh(const float* gate, const float* up, float* out, int64_t n, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(gate != nullptr && up != nullptr && out != nullptr);
+  HEARTH_CUDA_REQUIRE(n >= 0);
+  if (n == 0) return {};
+  geglu_tanh_kernel<<<grid_for(n), kThreads, 0, stream>>>(gate, up, out, n);
+  return check_launch("geglu_tanh_kernel");
 }
 
 }  // namespace hearth::kernels::cuda

@@ -17,19 +17,9 @@
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
 #include "hearth/result.h"
+#include "models/tensor_bind.h"
 
 namespace hearth::models {
-
-// A weight matrix [rows][cols] (GGUF ne = [cols, rows]) or vector [cols].
-struct WeightRef {
-  const gguf::TensorInfo* info = nullptr;  // null for an absent optional tensor
-  std::uint32_t type = 0;                  // ggml type id
-  std::int64_t rows = 1;                   // output features
-  std::int64_t cols = 0;                   // input features (contiguous)
-  const void* data = nullptr;
-
-  explicit operator bool() const { return info != nullptr; }
-};
 
 // The llama family's weights, one struct for the file and every backend:
 // Mat/Vec are WeightRef while bound to the file (checked, in its mapping),

@@ -138,6 +138,14 @@ void CpuBackend::do_rms_norm(Activation x, const backend::Vector& weight, float 
   ops_.rms_norm(x.data, weight.data, n_tokens_, x.width, eps, out.data);
 }
 
+void CpuBackend::do_head_rms_norm(Activation x, std::int32_t n_heads, const backend::Vector& weight, float eps) {
+  ops_.rms_norm(x.data, weight.data, n_tokens_ * n_heads, weight.n, eps, x.data);
+}
+
+void CpuBackend::do_scale(Activation x, float s) {
+  ops_.scale(x.data, s, n_tokens_ * x.width);
+}
+
 void CpuBackend::do_linear(const backend::Matrix& w, Activation x, Activation y, const backend::Vector& bias) {
   ops_.matmul(cpu_matrix(w), x.data, n_tokens_, y.data);
   add_bias(y.data, bias, w.rows);
@@ -173,17 +181,24 @@ void CpuBackend::do_store_kv(std::int32_t layer, Activation k, Activation v) {
   }
 }
 
-void CpuBackend::do_attention(std::int32_t layer, Activation q, Activation out, float scale) {
+void CpuBackend::do_attention(std::int32_t layer, Activation q, Activation out, float scale, std::int32_t window) {
   attention_.clear();
   for (const Seq& s : seqs_) {
     attention_.push_back(CpuOps::AttentionSeq{s.block_table, s.start_pos, q.data + s.row * q.width, s.count,
                                               out.data + s.row * out.width});
   }
-  ops_.attention(layer_kv(layer), attention_, shape().n_head, scale);
+  ops_.attention(layer_kv(layer), attention_, shape().n_head, scale, window);
 }
 
-void CpuBackend::do_glu(backend::GluKind, Activation gate, Activation up) {
-  ops_.swiglu(gate.data, up.data, n_tokens_ * gate.width);
+void CpuBackend::do_glu(backend::GluKind kind, Activation gate, Activation up) {
+  switch (kind) {
+    case backend::GluKind::kSwiGlu:
+      ops_.swiglu(gate.data, up.data, n_tokens_ * gate.width);
+      return;
+    case backend::GluKind::kGeGluTanh:
+      ops_.geglu_tanh(gate.data, up.data, n_tokens_ * gate.width);
+      return;
+  }
 }
 
 void CpuBackend::do_add(Activation x, Activation y) {

@@ -87,6 +87,14 @@ void CpuOps::swiglu(float* gate, const float* up, std::int64_t n) {
   k::swiglu(gate, up, gate, n);
 }
 
+void CpuOps::geglu_tanh(float* gate, const float* up, std::int64_t n) {
+  k::geglu_tanh(gate, up, gate, n);
+}
+
+void CpuOps::scale(float* x, float s, std::int64_t n) {
+  k::scale(x, s, x, n);
+}
+
 void CpuOps::add(float* x, const float* y, std::int64_t n) {
   k::add(x, y, x, n);
 }
@@ -102,7 +110,8 @@ void CpuOps::store_kv(const PagedKv& kv, std::span<const std::int32_t> block_tab
   }
 }
 
-void CpuOps::attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, std::int64_t n_heads, float scale) {
+void CpuOps::attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, std::int64_t n_heads, float scale,
+                       std::int32_t window) {
   auto& positions = impl_->positions;
   auto& batch = impl_->attention_seqs;
   std::size_t total = 0;
@@ -123,6 +132,7 @@ void CpuOps::attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, st
   k::AttentionParams params;
   params.n_heads = static_cast<int>(n_heads);
   params.scale = scale;
+  params.window = window;
   k::paged_attention_batch(batch, pk, params, &impl_->pool);
 }
 

@@ -63,6 +63,12 @@ class CpuOps {
   // gate[i] = silu(gate[i]) * up[i], n floats.
   void swiglu(float* gate, const float* up, std::int64_t n);
 
+  // gate[i] = gelu_tanh(gate[i]) * up[i], n floats.
+  void geglu_tanh(float* gate, const float* up, std::int64_t n);
+
+  // x[i] *= s, n floats.
+  void scale(float* x, float s, std::int64_t n);
+
   // x[i] += y[i], n floats.
   void add(float* x, const float* y, std::int64_t n);
 
@@ -85,7 +91,9 @@ class CpuOps {
   // 0..(own position) of its paged K/V, all sequences in one pass over the
   // thread pool (a sequence's output does not depend on the others).
   // n_heads: a multiple of n_kv_heads; scores scaled by `scale` (usually 1 / sqrt(head_dim)).
-  void attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, std::int64_t n_heads, float scale);
+  // window > 0: each query sees only the last `window` positions up to its own.
+  void attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, std::int64_t n_heads, float scale,
+                 std::int32_t window = 0);
 
  private:
   struct Impl;  // the thread pool and scratch buffers

@@ -227,6 +227,17 @@ void CudaBackend::do_rms_norm(Activation x, const backend::Vector& weight, float
   check(kc::rmsnorm(x.data, weight.data, out.data, n_tokens_, x.width, eps, ctx_->stream()), "rms_norm");
 }
 
+// Each head's row of weight.n floats is one rmsnorm row.
+void CudaBackend::do_head_rms_norm(Activation x, std::int32_t n_heads, const backend::Vector& weight, float eps) {
+  if (skip_op(12, x.data, weight.data)) return;
+  check(kc::rmsnorm(x.data, weight.data, x.data, n_tokens_ * n_heads, weight.n, eps, ctx_->stream()), "head rms_norm");
+}
+
+void CudaBackend::do_scale(Activation x, float s) {
+  if (skip_op(13, x.data, nullptr)) return;
+  check(kc::scale(x.data, s, n_tokens_ * x.width, ctx_->stream()), "scale");
+}
+
 void CudaBackend::linear(const backend::Matrix& w, const float* x, std::int64_t n, float* y, const float* bias,
                          float* residual, float* scratch) {
   if (failed()) return;
@@ -313,7 +324,7 @@ void CudaBackend::do_store_kv(std::int32_t layer, Activation k, Activation v) {
   check(kc::store_kv(layer_cache(layer), k.data, v.data, slots, n_tokens_, ctx_->stream()), "store_kv");
 }
 
-void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out, float scale) {
+void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out, float scale, std::int32_t window) {
   if (skip_op(8 + (static_cast<std::uint64_t>(layer) << 8), q.data, out.data)) return;
   const auto* ints = ws_.ints.as<const std::int32_t>();
   kc::AttentionBatch batch;
@@ -327,15 +338,21 @@ void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out,
   kc::PagedAttentionParams params;
   params.n_heads = shape_.n_head;
   params.scale = scale;
+  params.window = window;
   params.split_len = sz_.split_len;
   check(kc::paged_attention(layer_cache(layer), batch, params, out.data, ws_.attn_split.get(), ws_.attn_split.bytes(),
                             ctx_->stream()),
         "paged attention");
 }
 
-void CudaBackend::do_glu(backend::GluKind, Activation gate, Activation up) {
+void CudaBackend::do_glu(backend::GluKind kind, Activation gate, Activation up) {
   if (skip_op(9, gate.data, up.data)) return;
-  check(kc::swiglu(gate.data, up.data, gate.data, n_tokens_ * gate.width, ctx_->stream()), "swiglu");
+  const std::int64_t n = n_tokens_ * gate.width;
+  if (kind == backend::GluKind::kGeGluTanh) {
+    check(kc::geglu_tanh(gate.data, up.data, gate.data, n, ctx_->stream()), "geglu_tanh");
+    return;
+  }
+  check(kc::swiglu(gate.data, up.data, gate.data, n, ctx_->stream()), "swiglu");
 }
 
 void CudaBackend::do_add(Activation x, Activation y) {

@@ -122,6 +122,8 @@ class CudaBackend final : public backend::Ops {
 
   void do_embed(const backend::Matrix& table, backend::Activation out) override;
   void do_rms_norm(backend::Activation x, const backend::Vector& weight, float eps, backend::Activation out) override;
+  void do_head_rms_norm(backend::Activation x, std::int32_t n_heads, const backend::Vector& weight, float eps) override;
+  void do_scale(backend::Activation x, float s) override;
   void do_linear(const backend::Matrix& w, backend::Activation x, backend::Activation y,
                  const backend::Vector& bias) override;
   void do_linear_many(backend::Activation x, std::span<const backend::LinearOut> outs) override;
@@ -130,7 +132,8 @@ class CudaBackend final : public backend::Ops {
   void do_rope(backend::Activation q, std::int32_t n_q_heads, backend::Activation k, std::int32_t n_k_heads,
                const backend::RopeConfig& c) override;
   void do_store_kv(std::int32_t layer, backend::Activation k, backend::Activation v) override;
-  void do_attention(std::int32_t layer, backend::Activation q, backend::Activation out, float scale) override;
+  void do_attention(std::int32_t layer, backend::Activation q, backend::Activation out, float scale,
+                    std::int32_t window) override;
   void do_glu(backend::GluKind kind, backend::Activation gate, backend::Activation up) override;
   void do_add(backend::Activation x, backend::Activation y) override;
   void do_logits(backend::Activation x, const backend::Vector& norm, float eps, backend::Activation scratch,

@@ -10,6 +10,7 @@
 // ops 1e-10; attention 1e-5 (K/V are stored in f16).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -295,49 +296,109 @@ TEST_F(BACKEND_OPS, RopeRotatesEachHeadByItsPosition) {
   }
 }
 
-// A 9-token prompt in one step, then 2 more tokens on top of its cache: each
-// token attends causally to every earlier position, through the block table.
-TEST_F(BACKEND_OPS, StoreKvAndAttentionMatchCausalAttention) {
-  ASSERT_TRUE(ops_->allocate_kv(KvLayout{8, 4}).ok());
-  const std::int64_t n_total = 11;
-  const std::vector<float> q = random_floats(rng_, n_total * kQDim), kv_k = random_floats(rng_, n_total * kKvDim),
-                           kv_v = random_floats(rng_, n_total * kKvDim);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
-  std::vector<float> got;
-  for (const auto& [start, n] : {std::pair<std::int64_t, std::int64_t>{0, 9}, {9, 2}}) {
-    begin(n, static_cast<std::int32_t>(start));
-    write(q_, std::vector<float>(q.begin() + start * kQDim, q.begin() + (start + n) * kQDim));
-    write(kk_, std::vector<float>(kv_k.begin() + start * kKvDim, kv_k.begin() + (start + n) * kKvDim));
-    write(v_, std::vector<float>(kv_v.begin() + start * kKvDim, kv_v.begin() + (start + n) * kKvDim));
-    ops_->store_kv(OpName{"store_kv", 1}, 1, ops_->act(kk_), ops_->act(v_));
-    ops_->attention(OpName{"attention", 1}, 1, ops_->act(q_), ops_->act(out_), scale);
-    finish();
-    const std::vector<float> part = read(out_, static_cast<std::size_t>(n * kQDim));
-    got.insert(got.end(), part.begin(), part.end());
-  }
+// Attention of n_total tokens over f16-rounded K/V in double: causal, or
+// over the last `window` positions when window > 0.
+std::vector<double> attention_ref(const std::vector<float>& q, const std::vector<float>& kv_k,
+                                  const std::vector<float>& kv_v, std::int64_t n_total, float scale,
+                                  std::int64_t window) {
   const auto f16 = [](float x) { return double{k::fp16_to_f32(k::f32_to_fp16(x))}; };
   std::vector<double> want(static_cast<std::size_t>(n_total * kQDim));
   for (std::int64_t t = 0; t < n_total; ++t) {
+    const std::int64_t first = window > 0 ? std::max<std::int64_t>(0, t - window + 1) : 0;
     for (std::int64_t h = 0; h < kHeads; ++h) {
       const std::int64_t g = h / (kHeads / kKvHeads);
-      std::vector<double> p(static_cast<std::size_t>(t + 1));
+      std::vector<double> p(static_cast<std::size_t>(t + 1), 0.0);
       double mx = -1e300, sum = 0;
-      for (std::int64_t s = 0; s <= t; ++s) {
+      for (std::int64_t s = first; s <= t; ++s) {
         double d = 0;
         for (std::int64_t i = 0; i < kHeadDim; ++i)
           d += q[(t * kHeads + h) * kHeadDim + i] * f16(kv_k[(s * kKvHeads + g) * kHeadDim + i]);
         p[s] = d * scale;
         mx = std::max(mx, p[s]);
       }
-      for (double& e : p) sum += (e = std::exp(e - mx));
+      for (std::int64_t s = first; s <= t; ++s) sum += (p[s] = std::exp(p[s] - mx));
       for (std::int64_t i = 0; i < kHeadDim; ++i) {
         double o = 0;
-        for (std::int64_t s = 0; s <= t; ++s) o += p[s] / sum * f16(kv_v[(s * kKvHeads + g) * kHeadDim + i]);
+        for (std::int64_t s = first; s <= t; ++s) o += p[s] / sum * f16(kv_v[(s * kKvHeads + g) * kHeadDim + i]);
         want[(t * kHeads + h) * kHeadDim + i] = o;
       }
     }
   }
-  EXPECT_LT(nmse(got, want), 1e-5);
+  return want;
+}
+
+// A 9-token prompt in one step, then 2 more tokens on top of its cache: each
+// token attends causally to every earlier position (or, with a window of 5,
+// to the last 5 up to its own), through the block table.
+TEST_F(BACKEND_OPS, StoreKvAndAttentionMatchCausalAttention) {
+  ASSERT_TRUE(ops_->allocate_kv(KvLayout{8, 4}).ok());
+  const std::int64_t n_total = 11;
+  const std::vector<float> q = random_floats(rng_, n_total * kQDim), kv_k = random_floats(rng_, n_total * kKvDim),
+                           kv_v = random_floats(rng_, n_total * kKvDim);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
+  for (const std::int32_t window : {0, 5}) {
+    std::vector<float> got;
+    for (const auto& [start, n] : {std::pair<std::int64_t, std::int64_t>{0, 9}, {9, 2}}) {
+      begin(n, static_cast<std::int32_t>(start));
+      write(q_, std::vector<float>(q.begin() + start * kQDim, q.begin() + (start + n) * kQDim));
+      write(kk_, std::vector<float>(kv_k.begin() + start * kKvDim, kv_k.begin() + (start + n) * kKvDim));
+      write(v_, std::vector<float>(kv_v.begin() + start * kKvDim, kv_v.begin() + (start + n) * kKvDim));
+      ops_->store_kv(OpName{"store_kv", 1}, 1, ops_->act(kk_), ops_->act(v_));
+      ops_->attention(OpName{"attention", 1}, 1, ops_->act(q_), ops_->act(out_), scale, window);
+      finish();
+      const std::vector<float> part = read(out_, static_cast<std::size_t>(n * kQDim));
+      got.insert(got.end(), part.begin(), part.end());
+    }
+    const std::vector<double> want = attention_ref(q, kv_k, kv_v, n_total, scale, window);
+    EXPECT_LT(nmse(got, want), 1e-5) << "window " << window;
+    if (window > 0) {  // the window matters: causal attention differs on the late tokens
+      const std::vector<double> causal = attention_ref(q, kv_k, kv_v, n_total, scale, 0);
+      EXPECT_GT(nmse(got, causal), 1e-3);
+    }
+  }
+}
+
+// Gemma's Q/K norm: each head of head_dim floats normed on its own.
+TEST_F(BACKEND_OPS, HeadRmsNormNormsEachHeadAlone) {
+  const std::int64_t n = 3;
+  std::vector<float> x = random_floats(rng_, n * kQDim, 2.0f);
+  for (std::int64_t i = 0; i < kHeadDim; ++i) x[static_cast<std::size_t>(kHeadDim + i)] *= 50.0f;  // one loud head
+  const std::vector<float> w = random_floats(rng_, kHeadDim);
+  const Vector wv = upload(w);
+  begin(n);
+  write(q_, x);
+  ops_->head_rms_norm(OpName{"attn_q_norm", 0}, ops_->act(q_), kHeads, wv, 1e-6f);
+  finish();
+  EXPECT_LT(nmse(read(q_, n * kQDim), rms_norm_ref(x, w, n * kHeads, kHeadDim, 1e-6)), 1e-10);
+}
+
+TEST_F(BACKEND_OPS, ScaleMultipliesEveryElement) {
+  const std::int64_t n = 5;
+  const std::vector<float> x = random_floats(rng_, n * kEmbd);
+  begin(n);
+  write(a_, x);
+  ops_->scale(OpName{"embd_scale"}, ops_->act(a_), 25.2982f);
+  finish();
+  std::vector<double> want(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) want[i] = double{x[i]} * 25.2982f;
+  EXPECT_LT(nmse(read(a_, x.size()), want), 1e-12);
+}
+
+TEST_F(BACKEND_OPS, GegluTanhIsGeluTimesUp) {
+  const std::int64_t n = 4;
+  const std::vector<float> g = random_floats(rng_, n * kEmbd, 3.0f), u = random_floats(rng_, n * kEmbd);
+  begin(n);
+  write(a_, g);
+  write(b_, u);
+  ops_->glu(OpName{"ffn_glu", 0}, GluKind::kGeGluTanh, ops_->act(a_), ops_->act(b_));
+  finish();
+  std::vector<double> want(g.size());
+  const double c = std::sqrt(2.0 / 3.14159265358979323846);
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const double x = g[i];
+    want[i] = 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x))) * u[i];
+  }
+  EXPECT_LT(nmse(read(a_, g.size()), want), 1e-10);
 }
 
 TEST_F(BACKEND_OPS, GluAndAddAreElementWise) {

@@ -24,12 +24,18 @@ using testing::RawGguf;
 constexpr std::uint64_t kHuge = std::uint64_t{1} << 60;
 constexpr std::uint32_t kF32 = 0;
 
+// Every error says where: "(at byte N)", or, for tensor data cut short, the
+// bytes present and the size the file must have ("incomplete file: N of M bytes present ...").
+bool locates(const std::string& message) {
+  return message.find("(at byte ") != std::string::npos || message.starts_with("incomplete file: ");
+}
+
 // Parses and expects an error of `code` whose message contains every fragment.
 void expect_error(const std::vector<std::byte>& bytes, ErrorCode code, std::vector<std::string> fragments) {
   auto f = GgufFile::parse(bytes);
   ASSERT_FALSE(f.ok()) << "parsed a bad file";
   EXPECT_EQ(f.error().code, code) << f.error().describe();
-  EXPECT_NE(f.error().message.find("(at byte "), std::string::npos) << f.error().message;
+  EXPECT_TRUE(locates(f.error().message)) << f.error().message;
   for (const auto& frag : fragments) EXPECT_NE(f.error().message.find(frag), std::string::npos) << f.error().message;
 }
 
@@ -55,7 +61,7 @@ TEST(GgufHostile, TruncationAtEveryOffsetIsAnError) {
     std::vector<std::byte> cut(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(n));
     auto f = GgufFile::parse(cut);
     ASSERT_FALSE(f.ok()) << "prefix of " << n << " bytes parsed";
-    EXPECT_NE(f.error().message.find("(at byte "), std::string::npos) << f.error().message;
+    EXPECT_TRUE(locates(f.error().message)) << f.error().message;
   }
 }
 
@@ -159,9 +165,16 @@ TEST(GgufHostile, TensorPlacement) {
   auto overlap =
       RawGguf().header(3, 2, 0).tensor_info("a", {16}, kF32, 0).tensor_info("b", {8}, kF32, 32).pad_to(32).zeros(96);
   expect_error(overlap.bytes, ErrorCode::kCorruptFile, {"tensor 'b'", "overlaps tensor 'a'"});
-  // Past the end: 64 bytes needed, 32 present.
+  // Past the end: 64 bytes of data needed, 32 present: an incomplete file (the
+  // data starts at byte 64, so the file must be 128 bytes and is 96).
   auto past = RawGguf().header(3, 1, 0).tensor_info("a", {16}, kF32, 0).pad_to(32).zeros(32);
-  expect_error(past.bytes, ErrorCode::kCorruptFile, {"tensor 'a'", "past the end of the file"});
+  expect_error(past.bytes, ErrorCode::kCorruptFile,
+               {"incomplete file: 96 of 128 bytes present (the tensor data ends at byte 128)"});
+  auto partial = GgufFile::parse(past.bytes, OpenOptions{true});  // inspect's view: metadata, no data
+  ASSERT_TRUE(partial.ok()) << partial.error().message;
+  EXPECT_TRUE((*partial)->incomplete());
+  EXPECT_EQ((*partial)->data_end(), 128u);
+  EXPECT_EQ((*partial)->tensor("a")->data, nullptr);
   // An offset near 2^64 must not wrap around.
   auto wrap = RawGguf().header(3, 1, 0).tensor_info("a", {8}, kF32, ~std::uint64_t{31}).pad_to(32).zeros(64);
   expect_error(wrap.bytes, ErrorCode::kCorruptFile, {"tensor 'a'", "past the end"});

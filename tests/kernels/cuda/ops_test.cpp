@@ -128,6 +128,25 @@ TEST(CudaElementwise, SwigluAddBias) {
   expect_close(dx.download(), ref, 0.0, 0.0);
 }
 
+// geglu_tanh against the CPU kernel (tanhf and expf-based tanh within a few
+// ulp); scale is exact.
+TEST(CudaElementwise, GegluTanhAndScale) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(26);
+  for (int64_t n : {1, 1000, 2048 * 7}) {
+    const std::vector<float> g = random_floats(rng, n, 3.0f), u = random_floats(rng, n);
+    DeviceBuffer<float> dg(g), du(u), dout(static_cast<size_t>(n));
+    ASSERT_CUDA_OK(geglu_tanh(dg.get(), du.get(), dout.get(), n, nullptr));
+    std::vector<float> ref(static_cast<size_t>(n));
+    kernels::geglu_tanh(g.data(), u.data(), ref.data(), n);
+    expect_close(dout.download(), ref, 1e-5, 4e-6);
+
+    ASSERT_CUDA_OK(scale(dg.get(), 25.3f, n, nullptr));
+    for (size_t i = 0; i < ref.size(); ++i) ref[i] = g[i] * 25.3f;
+    expect_close(dg.download(), ref, 0.0, 0.0);
+  }
+}
+
 // Exact: the lowest index of the maximum, NaN ignored.
 TEST(CudaArgmax, LowestIndexOfMaximumIgnoringNan) {
   HEARTH_REQUIRE_CUDA_DEVICE();
