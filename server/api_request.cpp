@@ -10,7 +10,7 @@ namespace {
 constexpr std::int64_t kMaxTokens = std::numeric_limits<std::int32_t>::max();
 
 ApiError unsupported(const std::string& param, const std::string& what) {
-  return bad_request(param, what + " is not supported by this server", "unsupported_parameter");
+  return bad_request(param, "'" + param + "': " + what + " is not supported by this server", "unsupported_parameter");
 }
 
 // One message's content: a string, or an array of {"type": "text", "text": ...}
@@ -51,7 +51,10 @@ ApiResult<ChatTurn> parse_message(const Json& m, const std::string& path) {
                                               "' must be one of system, developer, user, assistant, tool; got '" +
                                               role + "'");
   }
-  if (f.find("tool_calls") || f.find("function_call")) return unsupported(f.path_of("tool_calls"), "Tool calling");
+  if (const Json* calls = f.find("tool_calls"); calls && !(calls->is_array() && calls->empty())) {
+    return unsupported(f.path_of("tool_calls"), "Tool calling");
+  }
+  if (f.find("function_call")) return unsupported(f.path_of("function_call"), "Function calling");
   HEARTH_API_ASSIGN(std::string content, message_content(f));
   return ChatTurn{std::move(role), std::move(content)};
 }

@@ -42,7 +42,7 @@ ApiResult<Json> parse_object(std::string_view body, int max_depth) {
   // nlohmann reports a parse error by exception; it stops here and becomes a value.
   try {
     doc = Json::parse(body);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number like 1e999
     std::string what = e.what();
     if (const auto cut = what.find("] "); cut != std::string::npos) what = what.substr(cut + 2);
     return malformed_json("The body is not valid JSON (" + what + ")");
