@@ -16,11 +16,9 @@ ApiError make(int status, std::string message, std::string type, std::string par
 }  // namespace
 
 std::string ApiError::body() const {
-  const nlohmann::json j = {{"error",
-                             {{"message", message},
-                              {"type", type},
-                              {"param", null_if_empty(param)},
-                              {"code", null_if_empty(code)}}}};
+  const nlohmann::json j = {
+      {"error",
+       {{"message", message}, {"type", type}, {"param", null_if_empty(param)}, {"code", null_if_empty(code)}}}};
   // Replace, not throw, on bytes that are not UTF-8 (a message may quote input).
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -52,10 +50,9 @@ ApiError body_too_large(std::size_t limit) {
 }
 
 ApiError too_many_requests(int limit) {
-  return make(429,
-              "The server is already running its limit of " + std::to_string(limit) +
-                  " concurrent requests: retry later",
-              "rate_limit_error", "", "too_many_concurrent_requests");
+  return make(
+      429, "The server is already running its limit of " + std::to_string(limit) + " concurrent requests: retry later",
+      "rate_limit_error", "", "too_many_concurrent_requests");
 }
 
 ApiError overloaded(std::string message) {

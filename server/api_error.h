@@ -78,8 +78,8 @@ class [[nodiscard]] ApiResult {
   if (!tmp) return tmp.error();                 \
   lhs = std::move(tmp).value()
 // Returns the error of an ApiResult-returning expression, if any.
-#define HEARTH_API_TRY(expr)                                  \
-  do {                                                        \
-    auto hearth_api_try_ = (expr);                            \
-    if (!hearth_api_try_) return hearth_api_try_.error();     \
+#define HEARTH_API_TRY(expr)                              \
+  do {                                                    \
+    auto hearth_api_try_ = (expr);                        \
+    if (!hearth_api_try_) return hearth_api_try_.error(); \
   } while (0)

@@ -47,9 +47,9 @@ ApiResult<ChatTurn> parse_message(const Json& m, const std::string& path) {
   // "developer" is OpenAI's newer name for the system turn; templates know "system".
   if (role == "developer") role = "system";
   if (role != "system" && role != "user" && role != "assistant" && role != "tool") {
-    return bad_request(f.path_of("role"), "'" + f.path_of("role") +
-                                              "' must be one of system, developer, user, assistant, tool; got '" +
-                                              role + "'");
+    return bad_request(
+        f.path_of("role"),
+        "'" + f.path_of("role") + "' must be one of system, developer, user, assistant, tool; got '" + role + "'");
   }
   if (const Json* calls = f.find("tool_calls"); calls && !(calls->is_array() && calls->empty())) {
     return unsupported(f.path_of("tool_calls"), "Tool calling");
@@ -179,7 +179,7 @@ ApiResult<bool> parse_sampling(const Fields& f, ApiRequest& out) {
   HEARTH_API_ASSIGN(std::optional<double> min_p, f.number("min_p", 0.0, 1.0));
   HEARTH_API_ASSIGN(std::optional<double> repetition, f.number("repetition_penalty", 0.01, 10.0));
   HEARTH_API_ASSIGN(std::optional<std::int64_t> seed, f.integer("seed", std::numeric_limits<std::int64_t>::min(),
-                                                                  std::numeric_limits<std::int64_t>::max()));
+                                                                std::numeric_limits<std::int64_t>::max()));
   if (top_p && *top_p <= 0.0) return bad_request("top_p", "'top_p' must be greater than 0");
   if (temperature) s.temperature = static_cast<float>(*temperature);
   if (top_p) s.top_p = static_cast<float>(*top_p);

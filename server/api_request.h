@@ -20,9 +20,9 @@ namespace hearth::server {
 enum class Endpoint { kChatCompletions, kCompletions };
 
 struct ParseLimits {
-  int max_depth = 32;               // nesting of arrays and objects in the body
-  std::size_t max_messages = 1024;  // chat turns per request
-  std::size_t max_stop = 4;         // stop sequences (OpenAI's limit)
+  int max_depth = 32;                // nesting of arrays and objects in the body
+  std::size_t max_messages = 1024;   // chat turns per request
+  std::size_t max_stop = 4;          // stop sequences (OpenAI's limit)
   std::size_t max_stop_bytes = 256;  // bytes per stop sequence
 };
 

@@ -12,7 +12,10 @@ std::string dump(const Json& j) {
 }
 
 Json envelope(const ResponseContext& ctx, const char* object) {
-  return {{"id", ctx.id}, {"object", object}, {"created", ctx.created}, {"model", ctx.model},
+  return {{"id", ctx.id},
+          {"object", object},
+          {"created", ctx.created},
+          {"model", ctx.model},
           {"system_fingerprint", nullptr}};
 }
 
@@ -34,8 +37,8 @@ Json usage_json(const Usage& u) {
 }
 
 Json timings_json(const Usage& u) {
-  return {{"ttft_ms", u.ttft_ms}, {"prefill_tps", u.prefill_tps}, {"decode_tps", u.decode_tps},
-          {"total_ms", u.total_ms}};
+  return {
+      {"ttft_ms", u.ttft_ms}, {"prefill_tps", u.prefill_tps}, {"decode_tps", u.decode_tps}, {"total_ms", u.total_ms}};
 }
 
 std::string completion_body(const ResponseContext& ctx, const std::string& text, const FinishEvent& finish) {

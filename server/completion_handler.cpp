@@ -33,9 +33,9 @@ ApiResult<std::size_t> prompt_length(const ServerState& s, Request& r) {
   const std::uint32_t vocab = s.engine.model_info().n_vocab;
   for (std::size_t i = 0; i < r.prompt_tokens.size(); ++i) {
     if (vocab > 0 && static_cast<std::uint32_t>(r.prompt_tokens[i]) >= vocab) {
-      return bad_request("prompt[" + std::to_string(i) + "]", "Token id " + std::to_string(r.prompt_tokens[i]) +
-                                                                  " is outside the vocabulary of " +
-                                                                  std::to_string(vocab));
+      return bad_request(
+          "prompt[" + std::to_string(i) + "]",
+          "Token id " + std::to_string(r.prompt_tokens[i]) + " is outside the vocabulary of " + std::to_string(vocab));
     }
   }
   return r.prompt_tokens.size();
@@ -148,8 +148,8 @@ void handle_completion(ServerState& s, Endpoint endpoint, const httplib::Request
   finish_request(s, api, n.value(), number);
   Submitted sub;
   sub.sink = std::make_shared<QueueSink>();
-  sub.ctx = ResponseContext{endpoint, (endpoint == Endpoint::kChatCompletions ? "chatcmpl-" : "cmpl-") +
-                                          std::to_string(number),
+  sub.ctx = ResponseContext{endpoint,
+                            (endpoint == Endpoint::kChatCompletions ? "chatcmpl-" : "cmpl-") + std::to_string(number),
                             static_cast<std::int64_t>(std::time(nullptr)), s.options.model_id};
   sub.include_usage = api.include_usage;
   sub.slot = std::move(slot);

@@ -86,8 +86,7 @@ ApiResult<std::optional<double>> Fields::number(std::string_view name, double lo
   return std::optional<double>{x};
 }
 
-ApiResult<std::optional<std::int64_t>> Fields::integer(std::string_view name, std::int64_t lo,
-                                                       std::int64_t hi) const {
+ApiResult<std::optional<std::int64_t>> Fields::integer(std::string_view name, std::int64_t lo, std::int64_t hi) const {
   const Json* v = find(name);
   if (!v) return std::optional<std::int64_t>{};
   const std::string path = path_of(name);

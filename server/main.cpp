@@ -30,7 +30,8 @@ void add_engine_options(CLI::App& app, Options& o) {
   app.add_option("model", o.model, "Path to a .gguf file or a catalog name")->required();
   app.add_option("--ctx", o.config.context_length, "Context length in tokens (0: the engine's default)");
   app.add_option("--threads", o.config.threads, "CPU threads (0: every core)")->capture_default_str();
-  app.add_option("--device", o.config.device, "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable and the model fits it)")
+  app.add_option("--device", o.config.device,
+                 "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable and the model fits it)")
       ->capture_default_str();
   app.add_option("--kv", o.flags.kv, "KV cache precision: f16, q8_0 (not implemented yet) or fp8 (CUDA)")
       ->capture_default_str();

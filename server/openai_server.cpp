@@ -21,7 +21,8 @@ std::uint64_t mix(std::uint64_t x) {
 // Compares without an early exit, so the time taken does not tell how much of a guess was right.
 bool same_key(std::string_view a, std::string_view b) {
   unsigned diff = a.size() == b.size() ? 0u : 1u;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i]) ^ (i < b.size() ? static_cast<unsigned char>(b[i]) : 0u);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    diff |= static_cast<unsigned char>(a[i]) ^ (i < b.size() ? static_cast<unsigned char>(b[i]) : 0u);
   return diff == 0;
 }
 
@@ -30,7 +31,8 @@ std::optional<ApiError> check_key(const ServerOptions& o, const httplib::Request
   const std::string header = req.get_header_value("Authorization");
   constexpr std::string_view kBearer = "Bearer ";
   if (header.empty()) return unauthorized("Missing API key: send 'Authorization: Bearer KEY'");
-  if (header.compare(0, kBearer.size(), kBearer) != 0 || !same_key(std::string_view(header).substr(kBearer.size()), o.api_key)) {
+  if (header.compare(0, kBearer.size(), kBearer) != 0 ||
+      !same_key(std::string_view(header).substr(kBearer.size()), o.api_key)) {
     return unauthorized("Incorrect API key");
   }
   return std::nullopt;
@@ -158,7 +160,8 @@ OpenAiServer::~OpenAiServer() {
 
 Result<int> OpenAiServer::bind() {
   const ServerOptions& o = impl_->state.options;
-  const int port = o.port == 0 ? impl_->http.bind_to_any_port(o.host) : (impl_->http.bind_to_port(o.host, o.port) ? o.port : -1);
+  const int port =
+      o.port == 0 ? impl_->http.bind_to_any_port(o.host) : (impl_->http.bind_to_port(o.host, o.port) ? o.port : -1);
   if (port < 0) {
     return make_error(ErrorCode::kIo, "cannot listen on " + o.host + ":" + std::to_string(o.port) +
                                           " (in use, or not an address of this machine)");

@@ -6,8 +6,8 @@
 namespace hearth::server {
 namespace {
 
-constexpr std::array<std::string_view, 6> kRoutes = {"/health", "/metrics", "/v1/models", "/v1/chat/completions",
-                                                     "/v1/completions", "other"};
+constexpr std::array<std::string_view, 6> kRoutes = {
+    "/health", "/metrics", "/v1/models", "/v1/chat/completions", "/v1/completions", "other"};
 
 std::string number(double x) {
   char buf[32];
@@ -48,8 +48,9 @@ void render_engine(std::string& out, const EngineStats& s) {
          s.decode_tps);
   quantiles(out, "hearth_engine_ttft_seconds", "Engine time to first token, recent window.", s.ttft);
   quantiles(out, "hearth_engine_inter_token_seconds", "Engine inter-token latency, recent window.", s.inter_token);
-  header(out, "hearth_kv_blocks", "gauge", "KV cache blocks by state (used: held by a sequence; cached: free but "
-                                           "still findable by the prefix cache).");
+  header(out, "hearth_kv_blocks", "gauge",
+         "KV cache blocks by state (used: held by a sequence; cached: free but "
+         "still findable by the prefix cache).");
   sample(out, "hearth_kv_blocks", "state=\"used\"", s.kv_blocks_used);
   sample(out, "hearth_kv_blocks", "state=\"cached\"", s.kv_blocks_cached);
   sample(out, "hearth_kv_blocks", "state=\"free\"", s.kv_blocks_free);
@@ -145,8 +146,8 @@ std::string ServerMetrics::render(const EngineStats& stats, const ServerGauges& 
     std::lock_guard lock(mu_);
     header(out, "hearth_http_responses_total", "counter", "HTTP responses by route and status.");
     for (const auto& [key, count] : responses_) {
-      sample(out, "hearth_http_responses_total", "route=\"" + key.first + "\",status=\"" + std::to_string(key.second) + "\"",
-             static_cast<double>(count));
+      sample(out, "hearth_http_responses_total",
+             "route=\"" + key.first + "\",status=\"" + std::to_string(key.second) + "\"", static_cast<double>(count));
     }
     ttft_.render(out, "hearth_time_to_first_token_seconds", "Arrival of a request to its first token, per request.");
     inter_token_.render(out, "hearth_inter_token_latency_seconds", "Time between consecutive streamed tokens.");

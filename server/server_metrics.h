@@ -26,7 +26,7 @@ class Histogram {
   void render(std::string& out, std::string_view name, std::string_view help) const;
 
  private:
-  std::vector<double> bounds_;       // ascending upper bounds; +Inf is implicit
+  std::vector<double> bounds_;        // ascending upper bounds; +Inf is implicit
   std::vector<std::int64_t> counts_;  // per bucket (not cumulative); one more than bounds_ (+Inf)
   double sum_ = 0;
   std::int64_t count_ = 0;

@@ -27,9 +27,9 @@ struct ServerState {
   std::atomic<int> active{0};  // completions in flight (the slots of max_concurrent)
   std::atomic<bool> stopping{false};
   std::atomic<std::uint64_t> next_id{1};
-  std::uint64_t seed_base = 0;       // unseeded requests draw seed_base + id (mixed)
-  std::optional<std::int32_t> bos;   // the token the engine puts before a chat prompt, if any
-  std::int64_t started_at = 0;       // Unix seconds
+  std::uint64_t seed_base = 0;      // unseeded requests draw seed_base + id (mixed)
+  std::optional<std::int32_t> bos;  // the token the engine puts before a chat prompt, if any
+  std::int64_t started_at = 0;      // Unix seconds
 
   bool serves(std::string_view model) const;
   // A fresh seed for a request that gave none (OpenAI's unseeded requests differ run to run).

@@ -125,8 +125,7 @@ TEST(ApiRequest, HostileAndMalformedBodiesAre400NamingTheField) {
       {kChat, R"({"model": "m", "messages": [{"content": "x"}]})", "messages[0].role", "missing_required_parameter"},
       {kChat, R"({"model": "m", "messages": [{"role": "wizard", "content": "x"}]})", "messages[0].role",
        "invalid_value"},
-      {kChat, R"({"model": "m", "messages": [{"role": "user", "content": 5}]})", "messages[0].content",
-       "invalid_type"},
+      {kChat, R"({"model": "m", "messages": [{"role": "user", "content": 5}]})", "messages[0].content", "invalid_type"},
       {kChat, R"({"model": "m", "messages": [{"role": "user", "content": [{"type": "image_url"}]}]})",
        "messages[0].content[0].type", "unsupported_parameter"},
       {kChat, R"({"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": 1}]}]})",
@@ -206,7 +205,8 @@ TEST(ApiRequest, MessageCountAndDepthLimitsAreTheServers) {
   EXPECT_EQ(r.error().param, "messages");
   EXPECT_NE(r.error().message.find("limit is 2"), std::string::npos) << r.error().message;
   // body > messages > message > content > part: 5 deep.
-  const std::string parts = R"({"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}]})";
+  const std::string parts =
+      R"({"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}]})";
   EXPECT_FALSE(parse_request(kChat, parts, limits).ok());
   limits.max_depth = 5;
   EXPECT_TRUE(parse_request(kChat, parts, limits).ok());
@@ -216,7 +216,7 @@ TEST(JsonDepth, CountsOutsideStringsOnly) {
   EXPECT_EQ(json_depth("{}", 10), 1);
   EXPECT_EQ(json_depth(R"({"a": [[1], {"b": []}]})", 10), 4);
   EXPECT_EQ(json_depth(R"({"a": "[[[[{{{{"})", 10), 1);
-  EXPECT_EQ(json_depth(R"({"a": "\"[[[["})", 10), 1);  // an escaped quote does not end the string
+  EXPECT_EQ(json_depth(R"({"a": "\"[[[["})", 10), 1);        // an escaped quote does not end the string
   EXPECT_EQ(json_depth(std::string(1000000, '['), 64), 65);  // stops early
   EXPECT_EQ(json_depth("]]]]{", 10), 1);
 }

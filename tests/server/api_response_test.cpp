@@ -71,7 +71,10 @@ TEST(ApiResponse, StreamChunks) {
 TEST(ApiResponse, TextThatIsNotUtf8IsReplacedNotThrown) {
   const ResponseContext ctx{Endpoint::kCompletions, "cmpl-3", 1, "smol"};
   std::string out;
-  EXPECT_NO_THROW(out = sse_event(stream_chunk(ctx, "a\xff" "b", false, std::nullopt, false)));
+  EXPECT_NO_THROW(out = sse_event(stream_chunk(ctx,
+                                               "a\xff"
+                                               "b",
+                                               false, std::nullopt, false)));
   EXPECT_TRUE(json::accept(out.substr(6)));
 }
 
