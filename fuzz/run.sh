@@ -9,7 +9,7 @@ set -euo pipefail
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_gguf fuzz_tokenizer fuzz_chat_template)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_gguf fuzz_tokenizer fuzz_chat_template fuzz_openai_request)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
@@ -28,6 +28,12 @@ seed_dir() {
   case "$t" in
     fuzz_gguf) "$build/fuzz/fuzz_gguf_seeds" "$dir" >/dev/null ;;
     fuzz_chat_template) cp "$root"/tests/engine/chat/templates/*.jinja "$dir"/ ;;
+    fuzz_openai_request)
+      # The first byte picks the endpoint (even: chat, odd: completions): each seed under both.
+      for f in "$root"/fuzz/openai_request_seeds/*.json; do
+        for sel in 00 01; do { printf "\\x$sel"; cat "$f"; } >"$dir/$(basename "$f" .json)-$sel"; done
+      done
+      ;;
     fuzz_tokenizer)
       # One text per snippet line, for the encode side of each vocabulary
       # (first byte: vocabulary in the high nibble, operation in bit 3).
