@@ -4,6 +4,7 @@
 #include <ctime>
 #include <string>
 
+#include "server/client_socket.h"
 #include "server/completion.h"
 
 namespace hearth::server {
@@ -73,13 +74,21 @@ void finish_request(const ServerState& s, ApiRequest& api, std::size_t prompt_to
   if (!api.seed_given) r.sampling.seed = s.fresh_seed(id);
 }
 
-void whole_response(ServerState& s, Submitted sub, httplib::Response& res) {
+// Waits for the whole answer, looking at the client's socket between events:
+// a client that hung up has its request cancelled (it frees its KV blocks).
+void whole_response(ServerState& s, Submitted sub, const httplib::Request& req, httplib::Response& res) {
   TokenClock clock(sub.arrival);
+  const ClientSocket client(req.local_addr, req.local_port, req.remote_addr, req.remote_port);
+  bool cancelled = false;
   std::string text;
   for (;;) {
     std::optional<SinkEvent> event = sub.sink->next(kPollInterval);
     if (!event) {
-      if (s.stopping) s.engine.cancel(sub.id);
+      if (!cancelled && (s.stopping || client.gone())) {
+        s.engine.cancel(sub.id);
+        if (!s.stopping) s.metrics.count_disconnect();
+        cancelled = true;
+      }
       continue;
     }
     if (const auto* t = std::get_if<TextEvent>(&*event)) {
@@ -88,6 +97,10 @@ void whole_response(ServerState& s, Submitted sub, httplib::Response& res) {
       continue;
     }
     const FinishEvent& finish = std::get<FinishEvent>(*event);
+    if (cancelled && !s.stopping) {
+      // Nobody reads this; 499 (nginx's "client closed request") keeps the status counts honest.
+      return send_error(res, ApiError{499, "The client closed the connection", "invalid_request_error", "", ""});
+    }
     if (finish.reason == FinishReason::kError || finish.reason == FinishReason::kCancelled) {
       send_error(res, engine_error(finish));
       return;
@@ -158,7 +171,7 @@ void handle_completion(ServerState& s, Endpoint endpoint, const httplib::Request
   if (api.stream) {
     stream_response(s, std::move(sub), res);
   } else {
-    whole_response(s, std::move(sub), res);
+    whole_response(s, std::move(sub), req, res);
   }
 }
 

@@ -204,6 +204,22 @@ def open_stream(s, body):
     return sock
 
 
+def check_whole_request_disconnect(s, body):
+    """A non-streamed request whose client hangs up while it decodes is cancelled too."""
+    before = s.metrics()["hearth_client_disconnects_total"]
+    sock = socket.create_connection((s.host, s.port), timeout=120)
+    payload = json.dumps(dict(body, stream=False)).encode()
+    sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+                 b"Authorization: Bearer " + KEY.encode() + b"\r\nContent-Length: " +
+                 str(len(payload)).encode() + b"\r\n\r\n" + payload)
+    wait_for("the whole request running", lambda: s.metrics()["hearth_requests_running"] >= 1 and
+             s.metrics()['hearth_kv_blocks{state="used"}'] > 0)
+    sock.close()
+    wait_for("the hung-up whole request cancelled", lambda: (
+        s.metrics()["hearth_client_disconnects_total"] == before + 1 and
+        s.metrics()['hearth_kv_blocks{state="used"}'] == 0), seconds=10)
+
+
 def check_disconnect_and_overload(s):
     """--max-concurrent 3: three long streams fill the slots, a fourth gets 429; the clients
     then hang up and the engine drops their sequences and frees their KV blocks at once."""
@@ -233,6 +249,7 @@ def check_disconnect_and_overload(s):
     after = s.metrics()
     expect(after["hearth_generation_tokens_total"] == before["hearth_generation_tokens_total"],
            "cancelled streams count no finished tokens")
+    check_whole_request_disconnect(s, long_story)
     status, ok = s.request("/v1/chat/completions", chat_body(s.model, "Hi", max_tokens=2, temperature=0))
     expect(status == 200, f"a slot is free again: {status} {ok}")
     check_concurrent_clients(s, 3, 8)
