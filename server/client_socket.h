@@ -14,7 +14,8 @@ class ClientSocket {
  public:
   ClientSocket(const std::string& local_addr, int local_port, const std::string& remote_addr, int remote_port);
   // True once the peer has closed or reset the connection (what it sent
-  // before, such as a pipelined request, does not count). False when the
+  // before, such as a pipelined request, does not count; a client that only
+  // half-closed its side after the request counts as gone). False when the
   // socket was not found: the request then runs to its end.
   bool gone() const;
   bool found() const { return fd_ >= 0; }

@@ -80,17 +80,20 @@ void whole_response(ServerState& s, Submitted sub, const httplib::Request& req, 
   TokenClock clock(sub.arrival);
   const ClientSocket client(req.local_addr, req.local_port, req.remote_addr, req.remote_port);
   bool cancelled = false;
+  Clock::time_point next_look = Clock::now() + kPollInterval;
   std::string text;
   for (;;) {
     std::optional<SinkEvent> event = sub.sink->next(kPollInterval);
-    if (!event) {
-      if (!cancelled && (s.stopping || client.gone())) {
+    // Once per interval, whether events come faster (a fast decode) or not at all (a long prefill).
+    if (!cancelled && Clock::now() >= next_look) {
+      next_look = Clock::now() + kPollInterval;
+      if (s.stopping || client.gone()) {
         s.engine.cancel(sub.id);
         if (!s.stopping) s.metrics.count_disconnect();
         cancelled = true;
       }
-      continue;
     }
+    if (!event) continue;
     if (const auto* t = std::get_if<TextEvent>(&*event)) {
       clock.on_text(s.metrics, *t);
       text += t->text;
