@@ -9,7 +9,7 @@ set -euo pipefail
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_gguf fuzz_tokenizer fuzz_chat_template fuzz_json_request)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_gguf fuzz_tokenizer fuzz_chat_template fuzz_json_request fuzz_openai_request)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
@@ -32,6 +32,12 @@ seed_dir() {
       cp "$root"/fuzz/seeds/chat_template/*.jinja "$dir"/  # the hostile cases of issue 14
       ;;
     fuzz_json_request) cp "$root"/fuzz/seeds/json_request/*.json "$dir"/ ;;
+    fuzz_openai_request)
+      # The first byte picks the endpoint (even: chat, odd: completions): each seed under both.
+      for f in "$root"/fuzz/openai_request_seeds/*.json; do
+        for sel in 00 01; do { printf "\\x$sel"; cat "$f"; } >"$dir/$(basename "$f" .json)-$sel"; done
+      done
+      ;;
     fuzz_tokenizer)
       # One text per snippet line, for the encode side of each vocabulary
       # (first byte: vocabulary in the high nibble, operation in bit 3).
