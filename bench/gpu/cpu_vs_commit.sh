@@ -6,7 +6,7 @@
 #   OLD_TREE: the other commit's sources (`git archive COMMIT | tar -x -C .wt-old`,
 #   carried with the call). Needs .deps/pcre2 as merged_check.sh does.
 # Both trees build hearth-cli with the engine-only `gpu` preset (Release); both
-# run the same synthetic files (written by this tree's `hearth-cli synth`) with
+# run the same synthetic files (written by the older tree's `hearth-cli synth`, which both read) with
 # the same prompt, threads and greedy settings, interleaved, 5 reps each.
 set -uo pipefail
 OLD=$(realpath "$1")
@@ -22,8 +22,8 @@ for t in "$OLD" "$NEW"; do
     { echo "build of $t failed"; tail -20 "$OUT/build-$(basename "$t").log"; exit 1; }
 done
 CLI_NEW=$NEW/build/gpu/cli/hearth-cli CLI_OLD=$OLD/build/gpu/cli/hearth-cli
-$CLI_NEW synth --shape smollm2-135m --quant Q4_1 -o /tmp/s135.gguf >/dev/null
-$CLI_NEW synth --shape llama-1b --quant Q4_0 -o /tmp/l1b.gguf >/dev/null
+$CLI_OLD synth --shape smollm2-135m --quant Q4_1 -o /tmp/s135.gguf >/dev/null
+$CLI_OLD synth --shape llama-1b --quant Q4_0 -o /tmp/l1b.gguf >/dev/null
 python3 - "$CLI_OLD" "$CLI_NEW" "$OUT" <<'PY'
 import json, os, statistics, subprocess, sys
 old, new, out = sys.argv[1:4]
