@@ -7,7 +7,7 @@
 #   carried with the call). Needs .deps/pcre2 as merged_check.sh does.
 # Both trees build hearth-cli with the engine-only `gpu` preset (Release); both
 # run the same synthetic files (written by the older tree's `hearth-cli synth`, which both read) with
-# the same prompt, threads and greedy settings, interleaved, 5 reps each.
+# the same prompt, threads and greedy settings, interleaved, 3 measured reps each after a warm-up.
 set -uo pipefail
 OLD=$(realpath "$1")
 NEW=$PWD
@@ -28,10 +28,10 @@ python3 - "$CLI_OLD" "$CLI_NEW" "$OUT" <<'PY'
 import json, os, statistics, subprocess, sys
 old, new, out = sys.argv[1:4]
 prompt = os.path.join(out, "prompt.txt")
-open(prompt, "w").write(" ".join(["the quick brown fox jumps over the lazy dog"] * 40))
+open(prompt, "w").write(" ".join(["the quick brown fox jumps over the lazy dog"] * 20))
 def run(cli, model, threads):
     r = subprocess.run([cli, "generate", model, "--prompt-file", prompt, "--temp", "0", "-n", "128",
-                        "--threads", str(threads), "--json"], capture_output=True, text=True, timeout=300)
+                        "--threads", str(threads), "--device", "cpu", "--json"], capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
         raise SystemExit(f"{cli} failed: {r.stderr[-400:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -39,7 +39,7 @@ rows = []
 for model in ["/tmp/s135.gguf", "/tmp/l1b.gguf"]:
     for threads in [4, 8]:
         res = {"old": [], "new": []}
-        for rep in range(6):
+        for rep in range(4):
             order = ["old", "new"] if rep % 2 == 0 else ["new", "old"]
             for who in order:
                 j = run(old if who == "old" else new, model, threads)
