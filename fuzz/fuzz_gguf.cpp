@@ -77,7 +77,7 @@ void touch_tensors(const GgufFile& f) {
     require(t.n_dims <= kMaxDims && t.file_offset % f.alignment() == 0);
     require(t.file_offset == f.data_offset() + t.offset);
     require(t.file_offset <= f.file_size() && t.n_bytes <= f.file_size() - t.file_offset);
-    require(kernels::type_traits(t.type) != nullptr);
+    require(hearth::kernels::type_traits(t.type) != nullptr);
     auto bytes = ggml_tensor_bytes(t.type, t.shape());
     require(bytes.ok() && *bytes == t.n_bytes);
     sink += t.row_bytes();

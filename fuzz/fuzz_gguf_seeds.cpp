@@ -105,7 +105,7 @@ bool model_seeds(const fs::path& dir) {
     if (kv.key != "general.alignment") w.add(kv.key, to_writer(kv.value));
   }
   for (const TensorInfo& t : (*f)->tensors()) {
-    const auto* traits = kernels::type_traits(t.type);
+    const auto* traits = hearth::kernels::type_traits(t.type);
     w.add_tensor(t.name, t.type, {static_cast<std::int64_t>(traits->block_elems), 1}, fill_pattern);
   }
   return save(w, dir / "model_miniature.gguf");
