@@ -45,6 +45,15 @@ Result<Value> repeat(const Value& seq, std::int64_t times) {
   if (static_cast<double>(seq.items().size()) * static_cast<double>(times) > kMaxValueItems) {
     return too_large("list repetition", kMaxValueItems, "items");
   }
+  // Items are copied: a string item copies its bytes (lists and dicts are
+  // shared). Check the copy's size before making it, not after.
+  double item_bytes = 0;
+  for (const Value& v : seq.items()) {
+    item_bytes += static_cast<double>(sizeof(Value)) + (v.is_string() ? static_cast<double>(v.as_string().size()) : 0);
+  }
+  if (item_bytes * static_cast<double>(times) > kMaxValueBytes) {
+    return too_large("list repetition", kMaxValueBytes, "bytes");
+  }
   std::vector<Value> out;
   for (std::int64_t i = 0; i < times; ++i) out.insert(out.end(), seq.items().begin(), seq.items().end());
   return seq.is_tuple() ? Value::tuple(std::move(out)) : Value::list(std::move(out));
