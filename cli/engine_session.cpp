@@ -1,6 +1,7 @@
 #include "cli/engine_session.h"
 
 #include "cli/cli_common.h"
+#include "models/run_config_cli.h"
 
 namespace hearth::cli {
 
@@ -42,19 +43,7 @@ void add_sampling_options(CLI::App& cmd, SamplingParams& s) {
 }
 
 void add_run_options(CLI::App& cmd, EngineSetup& setup) {
-  cmd.add_option("--threads", setup.config.threads, "CPU threads (0: every core)")->capture_default_str();
-  cmd.add_option("--device", setup.config.device,
-                 "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable and the model fits it)")
-      ->capture_default_str();
-  cmd.add_option("--kv", setup.flags.kv, "KV cache precision: f16, q8_0 (not implemented yet) or fp8 (CUDA)")
-      ->capture_default_str();
-  cmd.add_flag("--kv-fp8", setup.flags.kv_fp8, "The same as --kv fp8");
-  cmd.add_option("--vram-budget", setup.flags.vram_budget_mib,
-                 "CUDA: MiB of GPU memory the model may hold (weights, KV cache, workspace); 0: all that is free. "
-                 "With --device auto, a model over it runs on the CPU")
-      ->capture_default_str();
-  cmd.add_flag("--q8-activations", setup.flags.q8_activations,
-               "CPU: plain 8-bit activation blocks, as llama.cpp (faster; no refinement of blocks with an outlier)");
+  models::add_run_config_options(cmd, setup.config, setup.flags);
 }
 
 void add_engine_options(CLI::App& cmd, EngineSetup& setup) {

@@ -12,7 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "models/run_config.h"
+#include "models/run_config_cli.h"
 #include "server/openai_server.h"
 
 namespace {
@@ -29,17 +29,7 @@ struct Options {
 void add_engine_options(CLI::App& app, Options& o) {
   app.add_option("model", o.model, "Path to a .gguf file or a catalog name")->required();
   app.add_option("--ctx", o.config.context_length, "Context length in tokens (0: the engine's default)");
-  app.add_option("--threads", o.config.threads, "CPU threads (0: every core)")->capture_default_str();
-  app.add_option("--device", o.config.device,
-                 "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable and the model fits it)")
-      ->capture_default_str();
-  app.add_option("--kv", o.flags.kv, "KV cache precision: f16, q8_0 (not implemented yet) or fp8 (CUDA)")
-      ->capture_default_str();
-  app.add_flag("--kv-fp8", o.flags.kv_fp8, "The same as --kv fp8");
-  app.add_option("--vram-budget", o.flags.vram_budget_mib,
-                 "CUDA: MiB of GPU memory the model may hold (weights, KV cache, workspace); 0: all that is free")
-      ->capture_default_str();
-  app.add_flag("--q8-activations", o.flags.q8_activations, "CPU: plain 8-bit activation blocks, as llama.cpp");
+  models::add_run_config_options(app, o.config, o.flags);
   app.add_option("--max-sequences", o.config.max_sequences, "Sequences per engine step (the batch)")
       ->capture_default_str();
   app.add_option("--max-batch-tokens", o.config.max_batch_tokens, "Tokens per engine step (prefill chunks + decodes)")

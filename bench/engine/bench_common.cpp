@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "models/run_config_cli.h"
+
 namespace hearth::bench {
 
 void fail(const Error& error) {
@@ -13,17 +15,8 @@ void fail(const std::string& message) {
 
 void add_model_args(CLI::App& cmd, ModelArgs& args) {
   cmd.add_option("MODEL", args.model, "GGUF path or catalog name")->required();
-  cmd.add_option("--threads", args.config.threads, "CPU threads for the forward pass")->capture_default_str();
-  cmd.add_option("--device", args.config.device, "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable and fits)")
-      ->capture_default_str();
-  cmd.add_option("--kv", args.flags.kv, "KV cache precision: f16, q8_0 (not implemented yet) or fp8 (CUDA)")
-      ->capture_default_str();
-  cmd.add_flag("--kv-fp8", args.flags.kv_fp8, "The same as --kv fp8");
-  cmd.add_option("--vram-budget", args.flags.vram_budget_mib,
-                 "CUDA: MiB of GPU memory the model may hold (weights, KV cache, workspace); 0: all that is free")
-      ->capture_default_str();
+  models::add_run_config_options(cmd, args.config, args.flags);
   cmd.add_flag("--json", args.json, "Print the results as JSON");
-  cmd.add_flag("--q8-activations", args.flags.q8_activations, "Plain 8-bit activation blocks (no outlier refinement)");
 }
 
 models::RunConfig ModelArgs::run_config() const {

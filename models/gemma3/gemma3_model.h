@@ -15,12 +15,12 @@
 
 #include "engine/backend/ops.h"
 #include "engine/gguf/gguf_file.h"
-#include "engine/model/model.h"
+#include "models/decoder_model.h"
 #include "models/gemma3/gemma3_weights.h"
 
 namespace hearth::models {
 
-class Gemma3Model final : public Model {
+class Gemma3Model final : public DecoderModel {
  public:
   // On `ops` (a fresh backend); keep_file: the backend computes from the file
   // mapping (CPU), so the model keeps the file; otherwise it is released once
@@ -31,36 +31,18 @@ class Gemma3Model final : public Model {
 
   const ModelHyperParams& hparams() const override { return w_.p.hp; }
   const Gemma3Params& params() const { return w_.p; }
-  std::size_t kv_block_bytes(std::int32_t block_size) const override;
-  Result<void> allocate_kv(const KvLayout& layout) override;
-  Result<void> forward(std::span<const SequenceStep> steps, std::span<float> logits) override;
-  ModelMemory memory() const override;
-  std::span<const double> last_layer_ms() const override;
-
-  backend::Ops& ops() { return *ops_; }
 
  private:
   explicit Gemma3Model(std::unique_ptr<backend::Ops> ops);
 
-  // Activation buffers of a step, [n_tokens][width] each.
-  struct Acts {
-    backend::ActivationId x, h;      // [n_embd]: the residual stream, normed / scratch
-    backend::ActivationId q, attn;   // [n_head * head_dim]
-    backend::ActivationId k, v;      // [n_head_kv * head_dim]
-    backend::ActivationId gate, up;  // [n_ff]
-  };
-
-  void declare_activations();
+  const DecoderGlobals& globals() const override { return w_; }
+  void after_embed() override;
+  void run_layer(std::int32_t layer) override;
+  void after_logits(std::span<float> logits) const override;
   void attention_block(std::int32_t layer);
   void ffn_block(std::int32_t layer);
-  void soft_cap(std::span<float> logits) const;
 
-  std::unique_ptr<backend::Ops> ops_;
-  std::unique_ptr<gguf::GgufFile> file_;  // the mapping the CPU backend reads; null on CUDA
   Gemma3Weights w_;
-  Acts a_{};
-  KvLayout kv_layout_;
-  bool last_step_ok_ = false;
 };
 
 }  // namespace hearth::models

@@ -97,7 +97,8 @@ Result<Gemma3Params> read_gemma3_params(const gguf::GgufFile& f) {
   HEARTH_ASSIGN_OR_RETURN(g.attn_scale,
                           optional_float(f, p + "attention.scale", 1.0f / std::sqrt(static_cast<float>(hp.head_dim))));
   HEARTH_ASSIGN_OR_RETURN(g.logit_softcap, optional_float(f, p + "final_logit_softcapping", 0.0f));
-  if (!(g.attn_scale > 0) || !(g.logit_softcap >= 0) || !std::isfinite(g.attn_scale) || !std::isfinite(g.logit_softcap)) {
+  if (!(g.attn_scale > 0) || !(g.logit_softcap >= 0) || !std::isfinite(g.attn_scale) ||
+      !std::isfinite(g.logit_softcap)) {
     return make_error(ErrorCode::kCorruptFile, "attention scale or logit soft-capping out of range");
   }
   g.embd_scale = std::sqrt(static_cast<float>(hp.n_embd));
@@ -135,11 +136,7 @@ Result<Gemma3FileWeights> bind_gemma3_weights(const gguf::GgufFile& f) {
   Gemma3FileWeights w;
   HEARTH_ASSIGN_OR_RETURN(w.p, read_gemma3_params(f));
   const ModelHyperParams& hp = w.p.hp;
-  HEARTH_ASSIGN_OR_RETURN(w.token_embd, bind_tensor(f, "token_embd.weight", hp.n_embd, hp.n_vocab, false, false));
-  HEARTH_ASSIGN_OR_RETURN(w.output_norm, bind_tensor(f, "output_norm.weight", hp.n_embd, 0, false, true));
-  HEARTH_ASSIGN_OR_RETURN(w.output, bind_tensor(f, "output.weight", hp.n_embd, hp.n_vocab, true, false));
-  w.tied = !w.output;
-  if (w.tied) w.output = w.token_embd;
+  HEARTH_ASSIGN_OR_RETURN(static_cast<DecoderFileGlobals&>(w), bind_decoder_globals(f, hp));
   for (std::uint32_t i = 0; i < hp.n_layer; ++i) {
     HEARTH_ASSIGN_OR_RETURN(Gemma3LayerFileWeights l, bind_layer(f, hp, i));
     w.layers.push_back(l);
@@ -148,7 +145,7 @@ Result<Gemma3FileWeights> bind_gemma3_weights(const gguf::GgufFile& f) {
 }
 
 std::size_t gemma3_weight_bytes(const Gemma3FileWeights& w) {
-  std::size_t bytes = tensor_bytes(w.token_embd) + tensor_bytes(w.output_norm) + (w.tied ? 0 : tensor_bytes(w.output));
+  std::size_t bytes = decoder_globals_bytes(w);
   for (const Gemma3LayerFileWeights& l : w.layers) {
     for (const WeightRef* r : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.q_norm, &l.k_norm, &l.post_attn_norm,
                                &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down, &l.post_ffn_norm}) {
@@ -162,14 +159,7 @@ Result<Gemma3Weights> upload_gemma3_weights(const Gemma3FileWeights& w, backend:
   HEARTH_TRY(ops.reserve_weights(gemma3_weight_bytes(w)));
   Gemma3Weights out;
   out.p = w.p;
-  out.tied = w.tied;
-  HEARTH_ASSIGN_OR_RETURN(out.token_embd, upload_matrix(ops, w.token_embd, backend::MatrixUse::kEmbedding));
-  if (w.tied) {
-    out.output = out.token_embd;  // the same tensor, uploaded once
-  } else {
-    HEARTH_ASSIGN_OR_RETURN(out.output, upload_matrix(ops, w.output));
-  }
-  HEARTH_ASSIGN_OR_RETURN(out.output_norm, upload_vector(ops, w.output_norm));
+  HEARTH_ASSIGN_OR_RETURN(static_cast<DecoderGlobals&>(out), upload_decoder_globals(w, ops));
   out.layers.resize(w.layers.size());
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
     const Gemma3LayerFileWeights& s = w.layers[i];
@@ -188,7 +178,6 @@ Result<Gemma3Weights> upload_gemma3_weights(const Gemma3FileWeights& w, backend:
     HEARTH_ASSIGN_OR_RETURN(d.w_down, upload_matrix(ops, s.w_down));
     HEARTH_ASSIGN_OR_RETURN(d.post_ffn_norm, upload_vector(ops, s.post_ffn_norm));
   }
-  ops.set_output(out.output);
   return out;
 }
 

@@ -29,6 +29,7 @@
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
 #include "hearth/result.h"
+#include "models/decoder_model.h"
 #include "models/tensor_bind.h"
 
 namespace hearth::models {
@@ -56,12 +57,8 @@ struct Gemma3LayerWeightsOf {
 };
 
 template <typename Mat, typename Vec>
-struct Gemma3WeightsOf {
+struct Gemma3WeightsOf : DecoderGlobalsOf<Mat, Vec> {
   Gemma3Params p;
-  Mat token_embd;                                      // [n_vocab][n_embd]
-  Vec output_norm;                                     // [n_embd] f32
-  Mat output;                                          // [n_vocab][n_embd]; token_embd when tied
-  bool tied = false;                                   // no output.weight in the file
   std::vector<Gemma3LayerWeightsOf<Mat, Vec>> layers;  // [n_layer]
 };
 

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "engine/backend/cpu/cpu_backend.h"
-#include "engine/model/step_check.h"
 
 namespace hearth::models {
 
@@ -17,81 +16,31 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(std::unique_ptr<gguf::GgufF
   return model;
 }
 
-LlamaModel::LlamaModel(std::unique_ptr<backend::Ops> ops) : ops_(std::move(ops)) {}
+LlamaModel::LlamaModel(std::unique_ptr<backend::Ops> ops) : DecoderModel(std::move(ops)) {}
 
 LlamaModel::~LlamaModel() = default;
 
-Result<void> LlamaModel::init(std::unique_ptr<gguf::GgufFile> file, bool keep_file) {
+Result<void> LlamaModel::init(std::unique_ptr<gguf::GgufFile> file, bool keep) {
   HEARTH_ASSIGN_OR_RETURN(const LlamaFileWeights bound, bind_llama_weights(*file));
-  const ModelHyperParams& hp = bound.hp;
-  HEARTH_TRY(ops_->set_shape(
-      backend::ModelShape{static_cast<std::int32_t>(hp.n_layer), static_cast<std::int32_t>(hp.n_head),
-                          static_cast<std::int32_t>(hp.n_head_kv), static_cast<std::int32_t>(hp.head_dim)}));
-  HEARTH_ASSIGN_OR_RETURN(w_, upload_llama_weights(bound, *ops_));
-  declare_activations();
-  if (keep_file) file_ = std::move(file);
+  HEARTH_TRY(set_shape(bound.hp));
+  HEARTH_ASSIGN_OR_RETURN(w_, upload_llama_weights(bound, backend_ops()));
+  declare_activations(w_.hp);
+  if (keep) keep_file(std::move(file));
   return {};
 }
 
-void LlamaModel::declare_activations() {
-  const ModelHyperParams& hp = w_.hp;
-  const std::int64_t q_dim = std::int64_t{hp.n_head} * hp.head_dim;
-  const std::int64_t kv_dim = std::int64_t{hp.n_head_kv} * hp.head_dim;
-  a_.x = ops_->add_activation(hp.n_embd, "activations (x)");
-  a_.h = ops_->add_activation(hp.n_embd, "activations (h)");
-  a_.q = ops_->add_activation(q_dim, "activations (q)");
-  a_.k = ops_->add_activation(kv_dim, "activations (k)");
-  a_.v = ops_->add_activation(kv_dim, "activations (v)");
-  a_.attn = ops_->add_activation(q_dim, "activations (attention)");
-  a_.gate = ops_->add_activation(hp.n_ff, "activations (gate)");
-  a_.up = ops_->add_activation(hp.n_ff, "activations (up)");
-}
-
-std::size_t LlamaModel::kv_block_bytes(std::int32_t block_size) const {
-  return ops_->kv_block_bytes(block_size);
-}
-
-Result<void> LlamaModel::allocate_kv(const KvLayout& layout) {
-  kv_layout_ = {};
-  HEARTH_TRY(ops_->allocate_kv(layout));
-  kv_layout_ = layout;
-  return {};
-}
-
-ModelMemory LlamaModel::memory() const {
-  return ops_->memory();
-}
-
-std::span<const double> LlamaModel::last_layer_ms() const {
-  if (!last_step_ok_) return {};
-  return ops_->layer_ms();
-}
-
-Result<void> LlamaModel::forward(std::span<const SequenceStep> steps, std::span<float> logits) {
-  last_step_ok_ = false;
-  if (!ops_->has_kv()) return make_error(ErrorCode::kInvalidArgument, "forward before allocate_kv");
-  HEARTH_TRY(hearth::check_steps(steps, w_.hp.n_vocab, kv_layout_, logits.size()));
-  HEARTH_TRY(ops_->begin_step(steps));
-  backend::Ops& ops = *ops_;
-  ops.embed(OpName{"token_embd"}, w_.token_embd, ops.act(a_.x));
-  ops.mark_layer(0);
-  for (std::uint32_t l = 0; l < w_.hp.n_layer; ++l) {
-    attention_block(static_cast<std::int32_t>(l));
-    ffn_block(static_cast<std::int32_t>(l));
-    ops.mark_layer(l + 1);
-  }
-  ops.logits(OpName{"output"}, ops.act(a_.x), w_.output_norm, w_.hp.rms_eps, ops.act(a_.h), logits);
-  HEARTH_TRY(ops.finish_step());
-  last_step_ok_ = true;
-  return {};
+void LlamaModel::run_layer(std::int32_t l) {
+  attention_block(l);
+  ffn_block(l);
 }
 
 void LlamaModel::attention_block(std::int32_t l) {
   const ModelHyperParams& hp = w_.hp;
   const auto& lw = w_.layers[static_cast<std::size_t>(l)];
-  backend::Ops& ops = *ops_;
-  const backend::Activation x = ops.act(a_.x), h = ops.act(a_.h), q = ops.act(a_.q), k = ops.act(a_.k),
-                            v = ops.act(a_.v), attn = ops.act(a_.attn);
+  backend::Ops& ops = backend_ops();
+  const DecoderActs& a = acts();
+  const backend::Activation x = ops.act(a.x), h = ops.act(a.h), q = ops.act(a.q), k = ops.act(a.k), v = ops.act(a.v),
+                            attn = ops.act(a.attn);
   ops.rms_norm(OpName{"attn_norm", l}, x, lw.attn_norm, hp.rms_eps, h);
   const backend::LinearOut qkv[] = {{lw.wq, q, lw.bq}, {lw.wk, k, lw.bk}, {lw.wv, v, lw.bv}};
   ops.linear_many(OpName{"qkv", l}, h, qkv);
@@ -106,8 +55,9 @@ void LlamaModel::attention_block(std::int32_t l) {
 void LlamaModel::ffn_block(std::int32_t l) {
   const ModelHyperParams& hp = w_.hp;
   const auto& lw = w_.layers[static_cast<std::size_t>(l)];
-  backend::Ops& ops = *ops_;
-  const backend::Activation x = ops.act(a_.x), h = ops.act(a_.h), gate = ops.act(a_.gate), up = ops.act(a_.up);
+  backend::Ops& ops = backend_ops();
+  const DecoderActs& a = acts();
+  const backend::Activation x = ops.act(a.x), h = ops.act(a.h), gate = ops.act(a.gate), up = ops.act(a.up);
   ops.rms_norm(OpName{"ffn_norm", l}, x, lw.ffn_norm, hp.rms_eps, h);
   const backend::LinearOut gate_up[] = {{lw.w_gate, gate, {}}, {lw.w_up, up, {}}};
   ops.linear_many(OpName{"gate_up", l}, h, gate_up);

@@ -72,15 +72,11 @@ Result<LlamaFileWeights> bind_llama_weights(const gguf::GgufFile& f) {
   LlamaFileWeights w;
   HEARTH_ASSIGN_OR_RETURN(w.hp, read_llama_hparams(f));
   const ModelHyperParams& hp = w.hp;
-  const std::int64_t embd = hp.n_embd, vocab = hp.n_vocab, ff = hp.n_ff;
+  const std::int64_t embd = hp.n_embd, ff = hp.n_ff;
   const std::int64_t q_dim = static_cast<std::int64_t>(hp.n_head) * hp.head_dim;
   const std::int64_t kv_dim = static_cast<std::int64_t>(hp.n_head_kv) * hp.head_dim;
   const bool biases = hp.architecture == "qwen2";
-  HEARTH_ASSIGN_OR_RETURN(w.token_embd, bind_tensor(f, "token_embd.weight", embd, vocab, false, false));
-  HEARTH_ASSIGN_OR_RETURN(w.output_norm, bind_tensor(f, "output_norm.weight", embd, 0, false, true));
-  HEARTH_ASSIGN_OR_RETURN(w.output, bind_tensor(f, "output.weight", embd, vocab, true, false));
-  w.tied = !w.output;
-  if (w.tied) w.output = w.token_embd;
+  HEARTH_ASSIGN_OR_RETURN(static_cast<DecoderFileGlobals&>(w), bind_decoder_globals(f, hp));
   for (std::uint32_t i = 0; i < hp.n_layer; ++i) {
     const std::string b = "blk." + std::to_string(i) + ".";
     LlamaLayerWeights l;
@@ -102,15 +98,11 @@ Result<LlamaFileWeights> bind_llama_weights(const gguf::GgufFile& f) {
 }
 
 std::size_t llama_weight_bytes(const LlamaFileWeights& w) {
-  std::size_t bytes = 0;
-  const auto add = [&](const WeightRef& r) { bytes += r ? r.info->n_bytes : 0; };
-  add(w.token_embd);
-  if (!w.tied) add(w.output);
-  add(w.output_norm);
+  std::size_t bytes = decoder_globals_bytes(w);
   for (const LlamaLayerWeights& l : w.layers) {
     for (const WeightRef* r :
          {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.bq, &l.bk, &l.bv, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down}) {
-      add(*r);
+      bytes += tensor_bytes(*r);
     }
   }
   return bytes;
@@ -120,14 +112,7 @@ Result<LlamaWeights> upload_llama_weights(const LlamaFileWeights& w, backend::Op
   HEARTH_TRY(ops.reserve_weights(llama_weight_bytes(w)));
   LlamaWeights out;
   out.hp = w.hp;
-  out.tied = w.tied;
-  HEARTH_ASSIGN_OR_RETURN(out.token_embd, upload_matrix(ops, w.token_embd, backend::MatrixUse::kEmbedding));
-  if (w.tied) {
-    out.output = out.token_embd;  // the same tensor, uploaded once
-  } else {
-    HEARTH_ASSIGN_OR_RETURN(out.output, upload_matrix(ops, w.output));
-  }
-  HEARTH_ASSIGN_OR_RETURN(out.output_norm, upload_vector(ops, w.output_norm));
+  HEARTH_ASSIGN_OR_RETURN(static_cast<DecoderGlobals&>(out), upload_decoder_globals(w, ops));
   out.layers.resize(w.layers.size());
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
     const LlamaLayerWeights& src = w.layers[i];
@@ -145,7 +130,6 @@ Result<LlamaWeights> upload_llama_weights(const LlamaFileWeights& w, backend::Op
     HEARTH_ASSIGN_OR_RETURN(dst.w_up, upload_matrix(ops, src.w_up));
     HEARTH_ASSIGN_OR_RETURN(dst.w_down, upload_matrix(ops, src.w_down));
   }
-  ops.set_output(out.output);
   return out;
 }
 

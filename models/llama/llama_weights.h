@@ -17,6 +17,7 @@
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
 #include "hearth/result.h"
+#include "models/decoder_model.h"
 #include "models/tensor_bind.h"
 
 namespace hearth::models {
@@ -35,12 +36,8 @@ struct LlamaLayerWeightsOf {
 };
 
 template <typename Mat, typename Vec>
-struct LlamaWeightsOf {
+struct LlamaWeightsOf : DecoderGlobalsOf<Mat, Vec> {
   ModelHyperParams hp;
-  Mat token_embd;                                     // [n_vocab][n_embd]
-  Vec output_norm;                                    // [n_embd] f32
-  Mat output;                                         // [n_vocab][n_embd]; token_embd when tied
-  bool tied = false;                                  // no output.weight in the file (SmolLM2): output is token_embd
   std::vector<LlamaLayerWeightsOf<Mat, Vec>> layers;  // [n_layer]
 };
 
