@@ -28,7 +28,12 @@ struct GenerateOptions {
   bool json = false;
 };
 
-nlohmann::json result_json(const std::string& text, const FinishEvent& f, const ModelRunInfo& run) {
+nlohmann::json result_json(const std::string& text, const FinishEvent& f, const ModelRunInfo& run,
+                           const MemoryByCategory& memory) {
+  const nlohmann::json mem = {{"weights_bytes", memory.weights},
+                              {"kv_bytes", memory.kv_pool},
+                              {"workspace_bytes", memory.workspace},
+                              {"total_bytes", memory.weights + memory.kv_pool + memory.workspace}};
   return {{"text", text},
           {"prompt_token_ids", f.prompt_token_ids},
           {"generated_token_ids", f.generated_token_ids},
@@ -46,7 +51,8 @@ nlohmann::json result_json(const std::string& text, const FinishEvent& f, const 
           {"device", run.device},
           {"kv_precision", to_string(run.kv_precision)},
           {"weight_format", run.weight_format},
-          {"chat_format", run.chat_format}};
+          {"chat_format", run.chat_format},
+          {"memory", mem}};
 }
 
 void run_generate(GenerateOptions opt) {
@@ -66,7 +72,8 @@ void run_generate(GenerateOptions opt) {
   const FinishEvent finish = sink->wait();
   std::fputs("\n", stdout);
   if (finish.reason == FinishReason::kError) fail(finish.error ? finish.error->describe() : "generation failed");
-  if (opt.json) std::cout << result_json(sink->text(), finish, engine->run_info()).dump() << "\n";
+  if (opt.json)
+    std::cout << result_json(sink->text(), finish, engine->run_info(), engine->stats().memory).dump() << "\n";
 }
 
 }  // namespace

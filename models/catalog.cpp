@@ -85,7 +85,9 @@ Result<fs::path> resolve_model(std::string_view path_or_name) {
   const fs::path as_path(path_or_name);
   if (fs::is_regular_file(as_path, ec)) return as_path;
   const Catalog& catalog = builtin_catalog();
-  if (const CatalogEntry* e = catalog.find(path_or_name)) {
+  // "default": the catalog's default model (what the app opens on first run).
+  const std::string_view name = path_or_name == "default" ? std::string_view(catalog.default_name) : path_or_name;
+  if (const CatalogEntry* e = catalog.find(name)) {
     fs::path p = models_dir() / e->file;
     if (fs::is_regular_file(p, ec)) return p;
     return make_error(ErrorCode::kNotFound, "model '" + std::string(path_or_name) + "' is not installed (expected " +

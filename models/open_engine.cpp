@@ -105,6 +105,24 @@ Result<std::unique_ptr<Engine>> load_and_create(const std::filesystem::path& pat
 
 }  // namespace
 
+Result<DevicePlan> plan_device(std::string_view path_or_name, const RunConfig& config) {
+  HEARTH_TRY(validate(config));
+  DevicePlan out;
+  HEARTH_ASSIGN_OR_RETURN(out.path, resolve_model(path_or_name));
+  HEARTH_ASSIGN_OR_RETURN(const std::unique_ptr<gguf::GgufFile> file, gguf::GgufFile::open(out.path));
+  HEARTH_ASSIGN_OR_RETURN(DeviceDecision d, decide_device(*file, config));
+  const std::vector<DeviceInfo> devices = list_devices();
+  if (const DeviceInfo* info = find_device(devices, d.device); info != nullptr) {
+    out.free_bytes = info->free_bytes;
+    out.total_bytes = info->total_bytes;
+  }
+  out.device = std::move(d.device);
+  out.device_name = std::move(d.name);
+  out.reason = std::move(d.reason);
+  out.plan = std::move(d.plan);
+  return out;
+}
+
 Result<OpenedEngine> open_engine(std::string_view path_or_name, const RunConfig& config) {
   HEARTH_TRY(validate(config));
   OpenedEngine out;

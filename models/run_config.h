@@ -77,6 +77,20 @@ Result<RunPlan> plan(const gguf::GgufFile& file, const RunConfig& config, std::s
 // The same for a path; "auto" is planned for CUDA when a GPU is present, else the CPU.
 Result<RunPlan> plan(const std::filesystem::path& path, const RunConfig& config);
 
+// Where open_engine() would run a model and what it would take there, decided
+// the same way (for "auto": the plan against the GPU's free memory), without
+// loading anything: `hearth-cli estimate` and the app's pre-load check.
+struct DevicePlan {
+  std::filesystem::path path;  // the resolved model file
+  std::string device;          // "cpu" or "cuda:N"
+  std::string device_name;
+  std::string reason;          // why that device ("auto: ..."); empty when the configuration named it
+  std::size_t free_bytes = 0;  // the device's free memory now (CPU: MemAvailable)
+  std::size_t total_bytes = 0;
+  RunPlan plan;
+};
+Result<DevicePlan> plan_device(std::string_view path_or_name, const RunConfig& config);
+
 struct OpenedEngine {
   std::unique_ptr<Engine> engine;  // engine->run_info(): the device, why, KV precision, weight format
   std::filesystem::path path;      // the resolved model file

@@ -43,6 +43,9 @@ TEST(Catalog, ResolvesNamesInModelsDir) {
   auto found = resolve_model(d.name);
   ASSERT_TRUE(found.ok()) << found.error().message;
   EXPECT_EQ(*found, dir / d.file);
+  auto by_default = resolve_model("default");  // the catalog's default model, by that word
+  ASSERT_TRUE(by_default.ok()) << by_default.error().message;
+  EXPECT_EQ(*by_default, dir / d.file);
   auto listed = installed_models();
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0].entry, &d);
