@@ -31,7 +31,7 @@ json scalar_json(const gguf::Value& v) {
   }
 }
 
-std::array<std::uint8_t, 32> array_digest(const gguf::ArrayValue& a) {
+Sha256Digest array_digest(const gguf::ArrayValue& a) {
   Sha256 h;
   if (a.element_type() == gguf::ValueType::kString) {
     for (std::string_view s : a.strings()) {

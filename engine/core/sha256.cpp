@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(HEARTH_HAVE_OPENSSL)
+#include <openssl/evp.h>
+#endif
+
 namespace hearth {
 namespace {
 
@@ -21,10 +25,10 @@ constexpr std::uint32_t rotr(std::uint32_t x, int n) {
 
 }  // namespace
 
-Sha256::Sha256()
+PortableSha256::PortableSha256()
     : state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
 
-void Sha256::compress(const std::uint8_t* block) {
+void PortableSha256::compress(const std::uint8_t* block) {
   std::uint32_t w[64];
   for (int i = 0; i < 16; ++i) {
     w[i] = (std::uint32_t{block[4 * i]} << 24) | (std::uint32_t{block[4 * i + 1]} << 16) |
@@ -59,7 +63,7 @@ void Sha256::compress(const std::uint8_t* block) {
   state_[7] += h;
 }
 
-void Sha256::update(const void* data, std::size_t size) {
+void PortableSha256::update(const void* data, std::size_t size) {
   const auto* p = static_cast<const std::uint8_t*>(data);
   total_ += size;
   if (buffered_ > 0) {
@@ -77,7 +81,7 @@ void Sha256::update(const void* data, std::size_t size) {
   buffered_ = size;
 }
 
-std::array<std::uint8_t, 32> Sha256::finish() {
+Sha256Digest PortableSha256::finish() {
   const std::uint64_t bits = total_ * 8;
   const std::uint8_t pad = 0x80;
   update(&pad, 1);
@@ -86,14 +90,65 @@ std::array<std::uint8_t, 32> Sha256::finish() {
   std::uint8_t length[8];
   for (int i = 0; i < 8; ++i) length[i] = static_cast<std::uint8_t>(bits >> (56 - 8 * i));
   update(length, 8);
-  std::array<std::uint8_t, 32> out{};
+  Sha256Digest out{};
   for (int i = 0; i < 8; ++i) {
     for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<std::uint8_t>(state_[i] >> (24 - 8 * j));
   }
   return out;
 }
 
-std::string Sha256::hex(const std::array<std::uint8_t, 32>& digest) {
+#if defined(HEARTH_HAVE_OPENSSL)
+struct Sha256::Evp {
+  EVP_MD_CTX* ctx = nullptr;
+  ~Evp() { EVP_MD_CTX_free(ctx); }
+};
+
+Sha256::Sha256() {
+  auto evp = std::make_unique<Evp>();
+  evp->ctx = EVP_MD_CTX_new();
+  if (evp->ctx != nullptr && EVP_DigestInit_ex(evp->ctx, EVP_sha256(), nullptr) == 1) evp_ = std::move(evp);
+}
+
+void Sha256::update(const void* data, std::size_t size) {
+  if (evp_ != nullptr && EVP_DigestUpdate(evp_->ctx, data, size) == 1) return;
+  // Cannot happen once the context is set up (SHA-256 updates have no failure
+  // of their own); the portable path would then see only part of the data, so
+  // the digest is made to mismatch rather than silently partial.
+  if (evp_ != nullptr) {
+    evp_.reset();
+    const std::uint8_t poison = 0xff;
+    portable_.update(&poison, 1);
+  }
+  portable_.update(data, size);
+}
+
+Sha256Digest Sha256::finish() {
+  Sha256Digest out{};
+  unsigned int n = 0;
+  if (evp_ != nullptr && EVP_DigestFinal_ex(evp_->ctx, out.data(), &n) == 1 && n == out.size()) return out;
+  if (evp_ != nullptr) {  // as in update(): a digest that matches nothing, never a partial one
+    const std::uint8_t poison = 0xff;
+    portable_.update(&poison, 1);
+  }
+  return portable_.finish();
+}
+#else
+struct Sha256::Evp {};
+
+Sha256::Sha256() = default;
+
+void Sha256::update(const void* data, std::size_t size) {
+  portable_.update(data, size);
+}
+
+Sha256Digest Sha256::finish() {
+  return portable_.finish();
+}
+#endif
+
+Sha256::~Sha256() = default;
+
+std::string Sha256::hex(const Sha256Digest& digest) {
   static const char* kDigits = "0123456789abcdef";
   std::string s;
   s.reserve(64);
