@@ -1,9 +1,10 @@
-// hearth-cli estimate MODEL [--ctx N] [--kv P] [--device D] [--threads N] [--json] [--explain]
+// hearth-cli estimate MODEL [--ctx N] [--kv P] [--quant Q] [--device D] [--threads N] [--json] [--explain]
 // What a model will take before it is loaded (models::plan_device: the same
 // device decision and sizing open_engine() makes): weights, KV cache (total and
 // per token), workspace and their total against the device's free memory, a
 // verdict, and when it does not fit, the changes that would make it fit
-// (a shorter context, an fp8 KV cache on CUDA, the CPU). Nothing is allocated.
+// (a shorter context, an fp8 KV cache on CUDA, a coarser weight format, the
+// CPU). Nothing is allocated.
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -72,6 +73,17 @@ std::vector<Suggestion> suggest(const gguf::GgufFile& file, const models::RunCon
     const Result<models::RunPlan> p = models::plan(file, c, dp.device);
     if (p && fits(*p, dp.free_bytes)) {
       out.push_back({"--kv fp8", "an 8-bit KV cache: half the bytes per token", p->total_bytes(), dp.free_bytes});
+    }
+  }
+  // A coarser weight format (a load-time conversion): the finest that fits.
+  for (const char* quant : {"Q8_0", "Q5_0", "Q4_0"}) {
+    models::RunConfig c = config;
+    c.quant = quant;
+    const Result<models::RunPlan> p = models::plan(file, c, dp.device);
+    if (p && fits(*p, dp.free_bytes)) {
+      out.push_back({std::string("--quant ") + quant, "a coarser weight format, converted at load", p->total_bytes(),
+                     dp.free_bytes});
+      break;
     }
   }
   if (cuda) {

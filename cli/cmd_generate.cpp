@@ -52,6 +52,8 @@ nlohmann::json result_json(const std::string& text, const FinishEvent& f, const 
           {"kv_precision", to_string(run.kv_precision)},
           {"weight_format", run.weight_format},
           {"chat_format", run.chat_format},
+          {"weights_converted_from", run.weights_converted_from},
+          {"conversion_ms", run.conversion_ms},
           {"memory", mem}};
 }
 

@@ -43,8 +43,8 @@ Result<Catalog> parse_catalog(std::string_view json_text);
 std::filesystem::path models_dir();
 
 // A path (anything that names an existing file) or a catalog name resolved in
-// models_dir(); "default" names the catalog's default model. An unknown name or missing file is a kNotFound error that says
-// where it looked.
+// models_dir(); "default" names the catalog's default model. An unknown name or missing file is a kNotFound error that
+// says where it looked.
 Result<std::filesystem::path> resolve_model(std::string_view path_or_name);
 
 struct InstalledModel {

@@ -9,6 +9,7 @@
 #include "models/architecture.h"
 #include "models/gemma3/gemma3_model.h"
 #include "models/llama/llama_model.h"
+#include "models/weight_convert.h"
 #include "models/weight_format.h"
 #if defined(HEARTH_HAVE_CUDA)
 #include "engine/backend/cuda/cuda_backend.h"
@@ -89,12 +90,27 @@ Result<KvPrecision> kv_precision_for(const LoadOptions& options, const DeviceCho
   return KvPrecision::kF16;
 }
 
-ModelRunInfo run_info(const gguf::GgufFile& file, const DeviceChoice& device, KvPrecision kv) {
+// options.quant's conversion of the file's matrices (nothing when it is empty).
+Result<std::optional<ConversionReport>> convert_as_asked(gguf::GgufFile& file, const LoadOptions& options) {
+  if (options.quant.empty()) return std::optional<ConversionReport>{};
+  HEARTH_ASSIGN_OR_RETURN(const gguf::GgmlType target, parse_weight_quant(options.quant));
+  HEARTH_ASSIGN_OR_RETURN(ConversionReport report, convert_weights(file, target, options.n_threads));
+  log::get("models")->info("weights converted {} -> {}: {} matrices in {:.0f} ms", report.from, report.to,
+                           report.matrices, report.ms);
+  return std::optional<ConversionReport>(std::move(report));
+}
+
+ModelRunInfo run_info(const gguf::GgufFile& file, const DeviceChoice& device, KvPrecision kv,
+                      const std::optional<ConversionReport>& converted) {
   ModelRunInfo info;
   info.device = device.cuda ? "cuda:" + std::to_string(device.cuda_device) : "cpu";
   info.device_name = device.cuda ? "CUDA device " + std::to_string(device.cuda_device) : "CPU";
   info.kv_precision = kv;
   info.weight_format = weight_format_of(file);
+  if (converted) {
+    info.weights_converted_from = converted->from;
+    info.conversion_ms = converted->ms;
+  }
   return info;
 }
 
@@ -129,6 +145,7 @@ Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOpti
   // the vocabulary, the weights or the KV cache take any memory.
   HEARTH_TRY(check_weights(*file));
   ModelBundle bundle;
+  HEARTH_ASSIGN_OR_RETURN(const std::optional<ConversionReport> converted, convert_as_asked(*file, options));
   HEARTH_ASSIGN_OR_RETURN(bundle.vocabulary, tokenizer::vocabulary_from_gguf(*file));
   std::string_view file_template;
   if (auto t = file->get_string("tokenizer.chat_template")) file_template = *t;
@@ -139,8 +156,9 @@ Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOpti
   if (format.fallback) log::get("models")->info("chat format: {}", format.describe());
   // The path and size identify the weights for the prefix cache of one process;
   // callers that need a content identity hash the file (models/catalog.h).
-  bundle.model_id = std::filesystem::absolute(path).string() + ":" + std::to_string(file->file_size());
-  bundle.run = run_info(*file, device, kv);
+  bundle.model_id = std::filesystem::absolute(path).string() + ":" + std::to_string(file->file_size()) +
+                    (options.quant.empty() ? "" : ":" + options.quant);
+  bundle.run = run_info(*file, device, kv, converted);
   bundle.weights_lost = [watch = file->mapping_watch()] { return watch.lost(); };
   bundle.run.chat_format = format.describe();
   auto model = load_architecture(std::move(file), options, device);
@@ -148,7 +166,8 @@ Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOpti
     // "auto" prefers the GPU but must not fail where the CPU can run the model.
     log::get("models")->warn("the model does not fit the GPU ({}); running it on the CPU", model.error().message);
     HEARTH_ASSIGN_OR_RETURN(file, gguf::GgufFile::open(path));
-    bundle.run = run_info(*file, DeviceChoice{}, KvPrecision::kF16);
+    HEARTH_ASSIGN_OR_RETURN(const std::optional<ConversionReport> again, convert_as_asked(*file, options));
+    bundle.run = run_info(*file, DeviceChoice{}, KvPrecision::kF16, again);
     bundle.run.chat_format = format.describe();
     bundle.run.device_reason = "auto: the model does not fit the GPU (" + model.error().message + ")";
     bundle.weights_lost = [watch = file->mapping_watch()] { return watch.lost(); };

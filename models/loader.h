@@ -28,6 +28,9 @@ struct LoadOptions {
   // workspace); 0: whatever the device has free. Weights over it fail the
   // load with kOutOfMemory ("auto": the model runs on the CPU instead).
   std::size_t vram_budget_bytes = 0;
+  // "" the file's own weight format; else the type every matrix is converted
+  // to at load time (models/weight_convert.h), on n_threads threads.
+  std::string quant{};
 };
 
 // Where a model runs: the CPU, or CUDA device `cuda_device`.

@@ -6,6 +6,7 @@
 #include "hearth/devices.h"
 #include "models/architecture.h"
 #include "models/run_config.h"
+#include "models/weight_convert.h"
 #include "models/weight_format.h"
 
 namespace hearth::models {
@@ -42,7 +43,14 @@ Result<RunPlan> plan(const gguf::GgufFile& file, const RunConfig& config, std::s
   RunPlan p;
   p.architecture = hp.architecture;
   p.weight_format = weight_format_of(file);
-  for (const gguf::TensorInfo& t : file.tensors()) p.weights_bytes += t.n_bytes;
+  if (config.quant.empty()) {
+    for (const gguf::TensorInfo& t : file.tensors()) p.weights_bytes += t.n_bytes;
+  } else {
+    HEARTH_ASSIGN_OR_RETURN(const gguf::GgmlType target, parse_weight_quant(config.quant));
+    HEARTH_ASSIGN_OR_RETURN(const ConversionPlan converted, plan_conversion(file, target));
+    p.weights_bytes = converted.weights_bytes;
+    p.weight_format = config.quant;
+  }
   p.kv_block_bytes = kv_block_bytes(hp, config.kv_block_size, kv);
   HEARTH_ASSIGN_OR_RETURN(const EngineSizing sizing,
                           engine_sizing(hp.n_ctx_train, p.kv_block_bytes, engine_options(config)));

@@ -1,5 +1,7 @@
 #include "models/run_config.h"
 
+#include "models/weight_convert.h"
+
 namespace hearth::models {
 
 Result<void> validate(const RunConfig& c) {
@@ -11,6 +13,7 @@ Result<void> validate(const RunConfig& c) {
   if (c.max_batch_tokens < 1) return make_error(ErrorCode::kInvalidArgument, "max_batch_tokens must be >= 1");
   if (c.max_sequences < 1) return make_error(ErrorCode::kInvalidArgument, "max_sequences must be >= 1");
   if (c.kv_block_size < 1) return make_error(ErrorCode::kInvalidArgument, "kv_block_size must be >= 1");
+  if (!c.quant.empty()) HEARTH_TRY(parse_weight_quant(c.quant));
   return {};
 }
 
@@ -31,6 +34,7 @@ LoadOptions load_options(const RunConfig& c, std::string_view device) {
   o.kv_precision = c.kv_precision;
   o.refine_activations = c.refine_activations;
   o.vram_budget_bytes = c.memory_budget_bytes;
+  o.quant = c.quant;
   return o;
 }
 

@@ -20,16 +20,13 @@
 
 namespace hearth::models {
 
-// What the weights become at load time. Only the file's own format today; a
-// conversion at load time (MISSION.md: "the file's own, or a conversion done at
-// load time") adds its targets here.
-enum class WeightFormat { kAsStored };
-
 struct RunConfig {
   std::string device = "auto";  // "cpu", "cuda" (device 0), "cuda:N", or "auto" (CUDA when a GPU is usable and
                                 // the model fits it, else the CPU)
   KvPrecision kv_precision = KvPrecision::kF16;  // q8_0 is refused at load: not implemented yet
-  WeightFormat weights = WeightFormat::kAsStored;
+  // The weights' format: "" the file's own, else a type the matrices are
+  // converted to at load time (models/weight_convert.h: "Q4_0", "Q8_0", ...).
+  std::string quant{};
   std::int32_t context_length = 0;      // tokens per sequence; 0: min(the model's trained context, 8192)
   std::size_t memory_budget_bytes = 0;  // CUDA: weights + KV pool + workspace; 0: what the device has free
   std::size_t kv_budget_bytes = 0;      // the KV pool; 0: room for two full contexts

@@ -10,7 +10,7 @@
 
 namespace hearth::models {
 
-// Registers --threads, --device, --kv, --kv-fp8, --vram-budget and --q8-activations.
+// Registers --threads, --device, --kv, --kv-fp8, --vram-budget, --quant and --q8-activations.
 inline void add_run_config_options(CLI::App& cmd, RunConfig& config, EngineFlags& flags) {
   cmd.add_option("--threads", config.threads, "CPU threads (0: every core)")->capture_default_str();
   cmd.add_option("--device", config.device,
@@ -23,6 +23,9 @@ inline void add_run_config_options(CLI::App& cmd, RunConfig& config, EngineFlags
                  "CUDA: MiB of GPU memory the model may hold (weights, KV cache, workspace); 0: all that is free. "
                  "With --device auto, a model over it runs on the CPU")
       ->capture_default_str();
+  cmd.add_option("--quant", config.quant,
+                 "Convert the weights at load time to TYPE (Q8_0, Q6_K, Q5_1, Q5_0, Q5_K, Q4_1, Q4_0, Q4_K, F16, BF16, "
+                 "F32); only to a format coarser than the file's");
   cmd.add_flag("--q8-activations", flags.q8_activations,
                "CPU: plain 8-bit activation blocks, as llama.cpp (faster; no refinement of blocks with an outlier)");
 }

@@ -93,6 +93,14 @@ const TensorInfo* GgufFile::tensor(std::string_view name) const {
   return it == tensor_index_.end() ? nullptr : &tensors_[it->second];
 }
 
+void GgufFile::replace_tensor_data(std::size_t index, GgmlType type, std::vector<std::byte> data) {
+  TensorInfo& t = tensors_.at(index);
+  t.type = type;
+  t.n_bytes = data.size();
+  t.data = data.data();
+  replaced_.push_back(std::move(data));  // the buffer moves, its bytes stay where t.data points
+}
+
 Result<const Value*> GgufFile::require(std::string_view key) const {
   if (const Value* v = find(key)) return v;
   return make_error(ErrorCode::kNotFound, "key '" + std::string(key) + "' not found");

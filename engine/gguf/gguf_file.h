@@ -126,6 +126,10 @@ class GgufFile {
   std::span<const TensorInfo> tensors() const { return tensors_; }
   // The tensor named `name`, or nullptr.
   const TensorInfo* tensor(std::string_view name) const;
+  // Tensor `index` (of tensors()) now has `type` and the bytes of `data`, which
+  // the file owns from now on (a load-time weight conversion: models/
+  // weight_convert.h). The caller checks that data holds the shape in that type.
+  void replace_tensor_data(std::size_t index, GgmlType type, std::vector<std::byte> data);
 
  private:
   GgufFile() = default;
@@ -150,6 +154,7 @@ class GgufFile {
   std::unordered_map<std::string_view, std::size_t> kv_index_;
   std::vector<TensorInfo> tensors_;
   std::unordered_map<std::string_view, std::size_t> tensor_index_;
+  std::vector<std::vector<std::byte>> replaced_;  // owners of replace_tensor_data's bytes
 };
 
 template <class T>

@@ -27,6 +27,10 @@ struct ModelRunInfo {
   std::string device_reason;   // why that device ("auto: no CUDA device"); empty when it was asked for
   KvPrecision kv_precision = KvPrecision::kF16;
   std::string weight_format;  // "Q4_1", "Q4_K_M", ...: from general.file_type checked against the tensors
+  // Load-time conversion (--quant): the file's own format ("" when the weights
+  // run as stored; weight_format is then what they became) and its wall time.
+  std::string weights_converted_from;
+  double conversion_ms = 0;
   // The chat format --chat and the app render with (engine/chat/chat_format.h):
   // "the model's template", or "fallback gemma-turns (the model has no chat template)".
   std::string chat_format;
