@@ -3,7 +3,9 @@
 // and the conversation list's operations. Talks to the store through the
 // StorageService (storage thread) and to whatever answers through a
 // ChatBackend (the local engine's EngineBridge, or a fake in tests); owns no
-// widgets, so tests drive it without a window or a model.
+// widgets, so tests drive it without a window or a model. What a turn is
+// (the pinned prompt version, the request, what is recorded) is
+// conversation/'s: the controller runs its steps on the right threads.
 #pragma once
 
 #include <QObject>
@@ -13,6 +15,8 @@
 #include <string>
 
 #include "app/engine_types.h"
+#include "conversation/recorder.h"
+#include "conversation/turn.h"
 #include "store/records.h"
 
 namespace hearth::app {
@@ -27,7 +31,8 @@ class ChatController : public QObject {
   Q_OBJECT
 
  public:
-  static constexpr int kSaveIntervalMs = 500;  // a streaming answer reaches the disk at least this often
+  // A streaming answer reaches the disk at least this often.
+  static constexpr int kSaveIntervalMs = conversation::kSaveIntervalMs;
 
   ChatController(StorageService* storage, ChatBackend* backend, QObject* parent = nullptr);
   ~ChatController() override;  // a streaming answer is finished with the text shown so far
@@ -71,17 +76,15 @@ class ChatController : public QObject {
   struct Streaming {
     store::Id message_id = 0;
     store::Id conversation_id = 0;
-    std::string unsaved;  // text not yet handed to the store
-    store::TimeMs started_ms = 0;
-    SamplingParams sampling;  // as sent, seed included
+    conversation::AnswerRecorder recorder;  // the text not yet handed to the store, the record to be
   };
   void showPath(ConversationPath path);
-  void startAnswer(ConversationPath path, store::Id answer_id);
+  void startAnswer(conversation::PreparedTurn turn, ConversationPath path, const std::string& model_sha256);
+  conversation::TurnSettings turnSettings() const;
   void onTokens(qint64 tag, const QString& text);
   void onFinished(const GenerationDone& done);
   void saveStreaming();
   bool refuseWhileBusy();
-  store::GenerationRecord makeRecord(const GenerationDone& done) const;
 
   StorageService* storage_;
   ChatBackend* backend_;
