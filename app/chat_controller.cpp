@@ -186,8 +186,9 @@ void ChatController::startAnswer(conversation::PreparedTurn turn, ConversationPa
   request.stop = turn.stop;
   conversation::ModelIdentity model;
   if (const auto& m = backend_->model()) {
-    model = {m->path.toStdString(), model_sha256, m->quantization.toStdString(), m->kv_precision.toStdString(),
-             m->device.toStdString()};
+    model = {m->path.toStdString(),         model_sha256,
+             m->quantization.toStdString(), m->kv_precision.toStdString(),
+             m->device.toStdString(),       m->name.toStdString()};
   }
   const store::Id answer_id = turn.answer_id, conversation_id = turn.conversation_id;
   streaming_.emplace(Streaming{answer_id, conversation_id, {std::move(turn), std::move(model), now_ms()}});

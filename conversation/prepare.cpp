@@ -1,5 +1,7 @@
 #include "conversation/prepare.h"
 
+#include <algorithm>
+#include <climits>
 #include <random>
 #include <utility>
 
@@ -14,12 +16,16 @@ using store::StoreResult;
 
 // What a turn applies, worked out before anything is written.
 struct Plan {
-  std::optional<ResolvedVersion> resolved;
+  std::optional<store::ResolvedPrompt> resolved;
   std::optional<AppliedPrompt> prompt;
   SamplingParams sampling;
   std::int32_t max_tokens = 0;
   std::vector<std::string> stop;
 };
+
+std::int32_t clamp_to_int32(std::int64_t v) {
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
+}
 
 std::uint64_t fresh_seed() {
   std::random_device device;
@@ -32,13 +38,14 @@ StoreResult<void> apply_sampling(Plan& plan, const TurnSettings& settings) {
   SamplingParams& s = plan.sampling;
   s = settings.sampling;
   plan.max_tokens = settings.max_tokens;
+  plan.stop = settings.stop;
   if (plan.resolved) {
-    const VersionConfig& c = plan.resolved->config;
-    if (c.temperature) s.temperature = *c.temperature;
-    if (c.top_k) s.top_k = *c.top_k;
-    if (c.top_p) s.top_p = *c.top_p;
-    if (c.min_p) s.min_p = *c.min_p;
-    if (c.max_tokens) plan.max_tokens = *c.max_tokens;
+    const store::PromptConfig& c = plan.resolved->version.config;
+    if (c.temperature) s.temperature = static_cast<float>(*c.temperature);
+    if (c.top_k) s.top_k = clamp_to_int32(*c.top_k);
+    if (c.top_p) s.top_p = static_cast<float>(*c.top_p);
+    if (c.min_p) s.min_p = static_cast<float>(*c.min_p);
+    if (c.max_tokens) plan.max_tokens = clamp_to_int32(*c.max_tokens);
     if (c.stop) plan.stop = *c.stop;
   }
   const SamplingOverrides& o = settings.overrides;
@@ -61,31 +68,42 @@ StoreResult<void> apply_sampling(Plan& plan, const TurnSettings& settings) {
   return {};
 }
 
-// The version's text with the variables filled in.
-StoreResult<void> render_prompt(Plan& plan, const Variables& given, const Variables& remembered) {
+// The version's text with the variables filled in: those given, else those
+// `remembered`, else (with a conversation) those its last answer with this
+// prompt used.
+StoreResult<void> render_prompt(store::Store& store, const store::Conversation* conv, Plan& plan,
+                                const Variables& given, std::optional<Variables> remembered) {
   if (!plan.resolved) return {};
-  const ResolvedVersion& r = *plan.resolved;
-  Variables values = remembered;
+  const store::ResolvedPrompt& r = *plan.resolved;
+  for (const auto& name : variables_in(r.version.text)) {
+    if (given.count(name) || (remembered && remembered->count(name))) continue;
+    if (!remembered && conv) {
+      STORE_ASSIGN_OR_RETURN(remembered, remembered_variables(store, conv->id, r.prompt.id));
+    }
+    break;
+  }
+  Variables values = remembered.value_or(Variables{});
   for (const auto& [k, v] : given) values[k] = v;
-  const std::string what = "prompt '" + r.name + "' version " + std::to_string(r.version.version);
+  const std::string what = "prompt \"" + r.prompt.name + "\" version " + std::to_string(r.version.version);
   STORE_ASSIGN_OR_RETURN(RenderedPrompt rendered, render_variables(r.version.text, values, what));
   plan.prompt = AppliedPrompt{
-      r.version.id, r.name, r.version.version, r.label, std::move(rendered.text), std::move(rendered.used)};
+      r.version.id, r.prompt.name, r.version.version, r.label, std::move(rendered.text), std::move(rendered.used)};
   return {};
 }
 
-// The prompt (asked for, pinned, or by id), the sampling and the rendered text.
+// The prompt (asked for, by id, or pinned), the sampling and the rendered text.
 StoreResult<Plan> plan_turn(store::Store& store, const store::Conversation* conv, const TurnSettings& settings,
-                            std::optional<store::Id> version_id = std::nullopt, const Variables& remembered = {}) {
+                            std::optional<store::Id> version_id = std::nullopt,
+                            std::optional<Variables> remembered = std::nullopt) {
   Plan plan;
   if (settings.prompt) {
-    STORE_ASSIGN_OR_RETURN(plan.resolved, resolve_prompt(store, *settings.prompt));
+    STORE_ASSIGN_OR_RETURN(plan.resolved, store.resolve_prompt(*settings.prompt));
   } else if (version_id) {
     STORE_ASSIGN_OR_RETURN(plan.resolved, resolve_version_id(store, *version_id));
   } else if (conv) {
-    STORE_ASSIGN_OR_RETURN(plan.resolved, resolve_pinned(store, *conv));
+    STORE_ASSIGN_OR_RETURN(plan.resolved, store.resolve_conversation_prompt(conv->id));
   }
-  STORE_TRY(render_prompt(plan, settings.variables, remembered));
+  STORE_TRY(render_prompt(store, conv, plan, settings.variables, std::move(remembered)));
   STORE_TRY(apply_sampling(plan, settings));
   return plan;
 }
@@ -197,6 +215,7 @@ StoreResult<PreparedTurn> begin_rerun(store::Store& store, store::Id user_messag
   }
   if (previous) *previous = before_id;
   std::optional<store::Id> version_id;
+  std::optional<Variables> remembered;
   if (before) {
     const store::SamplingRecord& r = before->sampling;
     settings.sampling = {static_cast<float>(r.temperature),
@@ -208,9 +227,12 @@ StoreResult<PreparedTurn> begin_rerun(store::Store& store, store::Id user_messag
                          static_cast<float>(r.presence_penalty),
                          static_cast<std::int32_t>(r.penalty_last_n),
                          r.seed};
+    if (before->max_tokens > 0) settings.max_tokens = clamp_to_int32(before->max_tokens);
+    settings.stop = before->stop;
     version_id = before->prompt_version_id;
+    remembered = before->variables;
   }
-  auto plan = plan_turn(store, &conv, settings, version_id);
+  auto plan = plan_turn(store, &conv, settings, version_id, std::move(remembered));
   if (!plan) {
     if (conv.current_leaf_id) STORE_TRY(store.switch_branch(*conv.current_leaf_id));  // as it was
     return std::move(plan).error();

@@ -2,8 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <charconv>
-
 namespace hearth::conversation {
 namespace {
 
@@ -53,40 +51,12 @@ void for_each_placeholder(std::string_view text, F on_variable) {
 
 }  // namespace
 
-std::string PromptRef::spelled() const {
-  if (version) return name + "@" + std::to_string(*version);
-  return label.empty() || label == "latest" ? name : name + "@" + label;
-}
-
-store::StoreResult<PromptRef> parse_prompt_ref(std::string_view text) {
-  PromptRef ref;
-  const std::size_t at = text.rfind('@');
-  ref.name = std::string(text.substr(0, at));
-  if (ref.name.empty()) return make_store_error(StoreErrorCode::kInvalidArgument, "a prompt needs a name before '@'");
-  if (at == std::string_view::npos) {
-    ref.label = "latest";
-    return ref;
-  }
-  const std::string_view after = text.substr(at + 1);
-  if (after.empty())
-    return make_store_error(StoreErrorCode::kInvalidArgument, "nothing after '@' in '" + std::string(text) + "'");
-  int number = 0;
-  const auto [end, ec] = std::from_chars(after.data(), after.data() + after.size(), number);
-  if (ec == std::errc() && end == after.data() + after.size()) {
-    if (number < 1) return make_store_error(StoreErrorCode::kInvalidArgument, "prompt versions start at 1");
-    ref.version = number;
-  } else {
-    ref.label = std::string(after);
-  }
-  return ref;
-}
-
 store::StoreResult<std::pair<std::string, std::string>> parse_variable_assignment(std::string_view text) {
   const std::size_t eq = text.find('=');
   const std::string_view key = eq == std::string_view::npos ? text : text.substr(0, eq);
   if (eq == std::string_view::npos || !is_variable_name(key)) {
     return make_store_error(StoreErrorCode::kInvalidArgument,
-                            "'" + std::string(text) + "' is not NAME=VALUE with NAME made of letters, digits and _");
+                            "\"" + std::string(text) + "\" is not NAME=VALUE with NAME made of letters, digits and _");
   }
   return std::pair{std::string(key), std::string(text.substr(eq + 1))};
 }
@@ -120,7 +90,7 @@ store::StoreResult<RenderedPrompt> render_variables(std::string_view text, const
   });
   if (!missing.empty()) {
     return make_store_error(StoreErrorCode::kInvalidArgument,
-                            std::string(what) + " uses the variable '" + missing + "', which has no value");
+                            std::string(what) + " uses the variable \"" + missing + "\", which has no value");
   }
   out.text.append(text.substr(copied));
   return out;

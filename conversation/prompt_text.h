@@ -1,10 +1,8 @@
-// The text side of a prompt version: how a command line names one
-// ("NAME", "NAME@3", "NAME@production") and how its {{variables}} are filled.
-// Pure functions, no store.
+// The text side of a prompt version: how its {{variables}} are filled, and
+// how the command line gives them. Pure functions, no store.
 #pragma once
 
 #include <map>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,15 +10,6 @@
 #include "store/store_error.h"
 
 namespace hearth::conversation {
-
-// "NAME" (the label `latest`), "NAME@VERSION" (a number) or "NAME@LABEL".
-struct PromptRef {
-  std::string name;
-  std::optional<int> version;   // set: that version number
-  std::string label;            // set when version is not: a label ("latest" when none was written)
-  std::string spelled() const;  // back as the user writes it
-};
-store::StoreResult<PromptRef> parse_prompt_ref(std::string_view text);
 
 using Variables = std::map<std::string, std::string>;
 
@@ -37,7 +26,7 @@ struct RenderedPrompt {
   Variables used;  // the values substituted, by name
 };
 // Substitutes every variable; a variable without a value is kInvalidArgument
-// naming it and `what` (e.g. "prompt 'helper' version 2").
+// naming it and `what` (e.g. `prompt "helper" version 2`).
 store::StoreResult<RenderedPrompt> render_variables(std::string_view text, const Variables& values,
                                                     std::string_view what);
 

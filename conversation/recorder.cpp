@@ -54,8 +54,8 @@ std::string model_sha256(const std::string& path) {
   return *sum;
 }
 
-ModelIdentity identify_model(const std::string& path, const ModelRunInfo& run) {
-  return {path, model_sha256(path), run.weight_format, to_string(run.kv_precision), run.device};
+ModelIdentity identify_model(const std::string& path, const ModelRunInfo& run, const std::string& name) {
+  return {path, model_sha256(path), run.weight_format, to_string(run.kv_precision), run.device, name};
 }
 
 AnswerRecorder::AnswerRecorder(PreparedTurn turn, ModelIdentity model, store::TimeMs started_ms)
@@ -74,7 +74,15 @@ store::GenerationRecord AnswerRecorder::record(const AnswerEnd& end, store::Time
                                                std::int64_t peak_memory_bytes) const {
   store::GenerationRecord g;
   g.message_id = turn_.answer_id;
-  if (turn_.prompt) g.prompt_version_id = turn_.prompt->version_id;
+  if (turn_.prompt) {
+    g.prompt_version_id = turn_.prompt->version_id;
+    g.system_text = turn_.prompt->system_text;
+    g.variables = turn_.prompt->variables;
+    g.prompt_label = turn_.prompt->label;
+  }
+  g.max_tokens = turn_.max_tokens;
+  g.stop = turn_.stop;
+  g.model_name = model_.name;
   g.model_path = model_.path;
   g.model_sha256 = model_.sha256;
   g.quantization = model_.quantization;
@@ -92,6 +100,7 @@ store::GenerationRecord AnswerRecorder::record(const AnswerEnd& end, store::Time
   g.decode_tok_s = u.decode_tps;
   g.itl_p50_ms = u.itl_p50_ms;
   g.itl_p95_ms = u.itl_p95_ms;
+  g.itl_p99_ms = u.itl_p99_ms;
   g.peak_memory_bytes = peak_memory_bytes;
   g.finish_reason = to_string(end.reason);
   g.started_ms = started_ms_;

@@ -23,12 +23,13 @@ struct ModelIdentity {
   std::string quantization;  // the weights' format ("Q4_1", "Q4_K_M")
   std::string kv_precision;  // "f16", "fp8"
   std::string device;        // "cpu", "cuda:0"
+  std::string name;          // general.name; "" for the file's name
 };
 
 // The identity of a loaded model: its run info, and the file's checksum from
 // the catalog, else computed (once per file, size and modification time, then
 // remembered for the process).
-ModelIdentity identify_model(const std::string& path, const ModelRunInfo& run);
+ModelIdentity identify_model(const std::string& path, const ModelRunInfo& run, const std::string& name = {});
 // Only the checksum part (thread-safe).
 std::string model_sha256(const std::string& path);
 

@@ -37,9 +37,12 @@ struct SamplingOverrides {
 struct TurnSettings {
   SamplingParams sampling{};  // the front end's defaults; seed 0: a fresh seed per answer
   std::int32_t max_tokens = 1024;
+  std::vector<std::string> stop{};  // stop strings
   SamplingOverrides overrides{};
-  // The prompt to apply; nullopt: what the conversation pins (nothing pinned: no system prompt).
-  std::optional<PromptRef> prompt{};
+  // The prompt to apply, "NAME", "NAME@VERSION" or "NAME@LABEL" (a name
+  // alone: its `latest`); nullopt: what the conversation pins (nothing
+  // pinned: no system prompt).
+  std::optional<std::string> prompt{};
   // Values for the prompt's {{variables}}; a variable not given here takes the
   // value the conversation's last answer with the same prompt recorded.
   Variables variables{};
@@ -50,7 +53,7 @@ struct AppliedPrompt {
   store::Id version_id = 0;
   std::string name;
   int version = 0;
-  std::string label;        // the label it was resolved from ("" for a pinned number)
+  std::string label;        // the label it was resolved through ("" for a version number)
   std::string system_text;  // exactly what the model saw as the system message
   Variables variables;      // the values substituted
 };

@@ -6,25 +6,6 @@
 namespace hearth::conversation {
 namespace {
 
-TEST(PromptRef, NameVersionOrLabel) {
-  auto plain = parse_prompt_ref("helper");
-  ASSERT_TRUE(plain.ok());
-  EXPECT_EQ(plain->name, "helper");
-  EXPECT_FALSE(plain->version);
-  EXPECT_EQ(plain->label, "latest");
-  auto numbered = parse_prompt_ref("helper@3");
-  ASSERT_TRUE(numbered.ok());
-  EXPECT_EQ(numbered->version, 3);
-  EXPECT_EQ(numbered->spelled(), "helper@3");
-  auto labelled = parse_prompt_ref("team@mail@production");  // the last '@' separates
-  ASSERT_TRUE(labelled.ok());
-  EXPECT_EQ(labelled->name, "team@mail");
-  EXPECT_EQ(labelled->label, "production");
-  EXPECT_FALSE(parse_prompt_ref("@3").ok());
-  EXPECT_FALSE(parse_prompt_ref("helper@").ok());
-  EXPECT_FALSE(parse_prompt_ref("helper@0").ok());
-}
-
 TEST(PromptVariables, FoundInOrderWithoutRepeats) {
   EXPECT_EQ(variables_in("Hi {{name}}, {{ place }} and {{name}}; {{not a var}} {{}} {{x"),
             (std::vector<std::string>{"name", "place"}));
@@ -42,11 +23,11 @@ TEST(PromptVariables, RenderedAndRecorded) {
 }
 
 TEST(PromptVariables, AMissingOneIsAnErrorNamingIt) {
-  auto r = render_variables("Dear {{name}}, about {{topic}}", {{"name", "Bo"}}, "prompt 'letter' version 2");
+  auto r = render_variables("Dear {{name}}, about {{topic}}", {{"name", "Bo"}}, R"(prompt "letter" version 2)");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, store::StoreErrorCode::kInvalidArgument);
-  EXPECT_NE(r.error().message.find("'topic'"), std::string::npos) << r.error().message;
-  EXPECT_NE(r.error().message.find("prompt 'letter' version 2"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("\"topic\""), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find(R"(prompt "letter" version 2)"), std::string::npos) << r.error().message;
 }
 
 TEST(PromptVariables, AssignmentsFromTheCommandLine) {

@@ -80,7 +80,7 @@ TEST_F(Turn, ANewConversationWithoutAPromptRecordsTheModelAndTheMeasurements) {
 
 TEST_F(Turn, APinnedVersionIsRenderedRecordedAndKeptForTheNextTurn) {
   TurnSettings s = greedy();
-  s.prompt = *parse_prompt_ref("helper@1");
+  s.prompt = std::string("helper@1");
   s.variables = {{"who", "Ada"}};
   const TurnResult first = run(send(0, "Hi", s));
   ASSERT_EQ(first.turn.messages.size(), 2u);
@@ -104,34 +104,81 @@ TEST_F(Turn, APinnedVersionIsRenderedRecordedAndKeptForTheNextTurn) {
 
 TEST_F(Turn, ANameAloneResolvesTheLatestLabelAtSendTime) {
   TurnSettings s = greedy();
-  s.prompt = *parse_prompt_ref("helper");
+  s.prompt = std::string("helper");
   s.variables = {{"who", "Bo"}};
   const TurnResult r = run(send(0, "Hi", s));
   ASSERT_TRUE(r.turn.prompt);
   EXPECT_EQ(r.turn.prompt->version_id, v2_.id);
   EXPECT_EQ(r.turn.prompt->label, "latest");
   EXPECT_EQ(r.turn.prompt->system_text, "You help Bo briefly.");
-  EXPECT_EQ(stored_generation(r.turn.answer_id).prompt_version_id, v2_.id);
+  const store::GenerationRecord g = stored_generation(r.turn.answer_id);
+  EXPECT_EQ(g.prompt_version_id, v2_.id);
+  EXPECT_EQ(g.prompt_label, "latest");
+  EXPECT_EQ(g.system_text, "You help Bo briefly.");
+  EXPECT_EQ(g.variables, (Variables{{"who", "Bo"}}));
+}
+
+TEST_F(Turn, APinnedLabelIsResolvedAtEachSendAndTheVariablesAreRemembered) {
+  ASSERT_TRUE(store_->set_prompt_label(prompt_, "production", v1_.id).ok());
+  TurnSettings s = greedy();
+  s.prompt = std::string("helper@production");
+  s.variables = {{"who", "Di"}};
+  const TurnResult first = run(send(0, "Hi", s));
+  EXPECT_EQ(first.generation.prompt_version_id, v1_.id);
+  EXPECT_EQ(first.generation.prompt_label, "production");
+  const store::Conversation c = *store_->get_conversation(first.turn.conversation_id);
+  EXPECT_EQ(c.prompt_label, "production");  // the label is pinned, not the version
+  EXPECT_FALSE(c.prompt_version_id);
+
+  ASSERT_TRUE(store_->set_prompt_label(prompt_, "production", v2_.id).ok());  // moved
+  TurnSettings next = greedy();                                               // no prompt and no variables given
+  const TurnResult second = run(send(first.turn.conversation_id, "More", next));
+  const store::GenerationRecord g = stored_generation(second.turn.answer_id);
+  EXPECT_EQ(g.prompt_version_id, v2_.id);
+  EXPECT_EQ(g.prompt_label, "production");
+  EXPECT_EQ(g.system_text, "You help Di briefly.");  // the value the last answer used
+  EXPECT_EQ(g.variables, (Variables{{"who", "Di"}}));
+}
+
+TEST_F(Turn, TheVersionsConfigurationAppliesUnderExplicitOverrides) {
+  store::NewPromptVersion v;
+  v.text = "Terse.";
+  v.config.temperature = 0.5;
+  v.config.top_k = 3;
+  v.config.max_tokens = 4;
+  v.config.stop = std::vector<std::string>{"\n\n"};
+  const store::PromptVersion v3 = *store_->add_prompt_version(prompt_, v);
+  TurnSettings s = greedy(50);
+  s.prompt = std::string("helper@3");
+  s.overrides.top_k = 9;
+  const TurnResult r = run(send(0, "Hi", s));
+  EXPECT_EQ(r.generation.prompt_version_id, v3.id);
+  EXPECT_FLOAT_EQ(static_cast<float>(r.generation.sampling.temperature), 0.5f);  // the version's
+  EXPECT_EQ(r.generation.sampling.top_k, 9);                                     // the override's
+  EXPECT_EQ(r.generation.max_tokens, 4);
+  EXPECT_LE(r.generation.generated_tokens, 4);
+  EXPECT_EQ(r.generation.stop, (std::vector<std::string>{"\n\n"}));
+  EXPECT_EQ(stored_generation(r.turn.answer_id).max_tokens, 4);
 }
 
 TEST_F(Turn, AMissingVariableIsRefusedBeforeAnythingIsWritten) {
   TurnSettings s = greedy();
-  s.prompt = *parse_prompt_ref("helper@2");
+  s.prompt = std::string("helper@2");
   auto t = begin_send(*store_, {.text = "Hi"}, s);
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.error().code, store::StoreErrorCode::kInvalidArgument);
-  EXPECT_NE(t.error().message.find("'who'"), std::string::npos) << t.error().message;
+  EXPECT_NE(t.error().message.find("\"who\""), std::string::npos) << t.error().message;
   EXPECT_TRUE(store_->list_conversations()->empty());
 }
 
 TEST_F(Turn, UnknownPromptsAndVersionsAreNamed) {
   TurnSettings s = greedy();
-  s.prompt = *parse_prompt_ref("nobody");
+  s.prompt = std::string("nobody");
   auto t = begin_send(*store_, {.text = "Hi"}, s);
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.error().code, store::StoreErrorCode::kNotFound);
-  EXPECT_NE(t.error().message.find("'nobody'"), std::string::npos) << t.error().message;
-  s.prompt = *parse_prompt_ref("helper@9");
+  EXPECT_NE(t.error().message.find("nobody"), std::string::npos) << t.error().message;
+  s.prompt = std::string("helper@9");
   t = begin_send(*store_, {.text = "Hi"}, s);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.error().message.find("version 9"), std::string::npos) << t.error().message;
@@ -177,13 +224,11 @@ TEST_F(Turn, TheAnswerIsInTheStoreWhileItStreams) {
 
 TEST_F(Turn, RerunIsASiblingWithTheSamePromptAndSampling) {
   TurnSettings s = greedy();
-  s.prompt = *parse_prompt_ref("helper@1");
+  s.prompt = std::string("helper@1");
   s.variables = {{"who", "Cy"}};
   const TurnResult first = run(send(0, "Question", s));
   store::Id previous = 0;
-  TurnSettings again;  // nothing given: the first answer's settings
-  again.variables = {{"who", "Cy"}};
-  again.max_tokens = 12;
+  TurnSettings again;  // nothing given: the first answer's prompt, variables, sampling and limit
   auto t = begin_rerun(*store_, first.turn.user_message_id, again, &previous);
   ASSERT_TRUE(t.ok()) << t.error().describe();
   EXPECT_EQ(previous, first.turn.answer_id);
@@ -195,8 +240,8 @@ TEST_F(Turn, RerunIsASiblingWithTheSamePromptAndSampling) {
   const store::Siblings sib = *store_->siblings(second.turn.answer_id);
   EXPECT_EQ(sib.ids, (std::vector<store::Id>{first.turn.answer_id, second.turn.answer_id}));
 
-  TurnSettings other = again;
-  other.prompt = *parse_prompt_ref("helper@2");
+  TurnSettings other;
+  other.prompt = std::string("helper@2");
   auto third = begin_rerun(*store_, first.turn.user_message_id, other);
   ASSERT_TRUE(third.ok());
   EXPECT_EQ(third->prompt->version_id, v2_.id);
