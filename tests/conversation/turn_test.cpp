@@ -2,6 +2,10 @@
 // holds, what the store records (prompt version, rendered system text,
 // variables, sampling, model, measurements), and that the answer reaches the
 // store while it streams.
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
 #include "conversation/prompt_resolve.h"
 #include "models/catalog.h"
 #include "tests/conversation/conversation_test_util.h"
@@ -207,19 +211,90 @@ TEST_F(Turn, SeedZeroPicksAFreshSeedThatIsRecorded) {
   EXPECT_EQ(stored_generation(r.turn.answer_id).sampling.seed, r.generation.sampling.seed);
 }
 
+// Hands the engine's text on one piece at a time: each on_text waits (on the
+// engine thread) until the driver has saved the piece before it, so the test
+// sees every piece reach the store whatever the machine's load.
+class Gate {
+ public:
+  void open() {
+    std::lock_guard lock(mutex_);
+    ++permits_;
+    cv_.notify_all();
+  }
+  bool pass() {
+    std::unique_lock lock(mutex_);
+    if (!cv_.wait_for(lock, std::chrono::seconds(20), [this] { return permits_ > 0; })) return false;
+    --permits_;
+    return true;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int permits_ = 1;
+};
+
+class GatedSink final : public Sink {
+ public:
+  GatedSink(std::shared_ptr<Sink> inner, Gate& gate) : inner_(std::move(inner)), gate_(gate) {}
+  void on_text(const TextEvent& e) override {
+    if (!e.text.empty()) {
+      EXPECT_TRUE(gate_.pass()) << "the driver never saved the previous piece";
+    }
+    inner_->on_text(e);
+  }
+  void on_finish(const FinishEvent& e) override { inner_->on_finish(e); }
+
+ private:
+  std::shared_ptr<Sink> inner_;
+  Gate& gate_;
+};
+
+// The real engine with each request's sink gated.
+class GatedEngine final : public Engine {
+ public:
+  GatedEngine(Engine& inner, Gate& gate) : inner_(inner), gate_(gate) {}
+  RequestId submit(Request r, std::shared_ptr<Sink> sink) override {
+    return inner_.submit(std::move(r), std::make_shared<GatedSink>(std::move(sink), gate_));
+  }
+  std::vector<RequestId> submit_all(std::vector<Submission> s) override { return inner_.submit_all(std::move(s)); }
+  void cancel(RequestId id) override { inner_.cancel(id); }
+  EngineStats stats() const override { return inner_.stats(); }
+  const ModelHyperParams& model_info() const override { return inner_.model_info(); }
+  const ModelRunInfo& run_info() const override { return inner_.run_info(); }
+  std::int32_t context_length() const override { return inner_.context_length(); }
+  Result<std::vector<std::int32_t>> tokenize(std::string_view t, bool a, bool p) const override {
+    return inner_.tokenize(t, a, p);
+  }
+  Result<std::string> render_chat(const std::vector<ChatTurn>& m, bool g) const override {
+    return inner_.render_chat(m, g);
+  }
+  Result<std::string> detokenize(const std::vector<std::int32_t>& ids) const override { return inner_.detokenize(ids); }
+
+ private:
+  Engine& inner_;
+  Gate& gate_;
+};
+
 TEST_F(Turn, TheAnswerIsInTheStoreWhileItStreams) {
+  Gate gate;
+  GatedEngine engine(*opened_->engine, gate);
   RunOptions options;
   options.save_interval_ms = 0;  // every piece
   int saves = 0;
   options.on_saved = [&](const AnswerRecorder& rec) {
     const store::Message m = *store_->get_message(rec.answer_id());
     EXPECT_EQ(m.state, store::MessageState::kStreaming);
-    EXPECT_EQ(m.content, rec.text());  // everything received so far is on disk
+    EXPECT_EQ(m.content, rec.text());  // everything received so far is on disk, before the finish
     if (!m.content.empty()) ++saves;
+    gate.open();
   };
-  const TurnResult r = run(send(0, "Stream", greedy(16)), options);
-  EXPECT_GE(saves, 2) << "answer: " << r.text;
-  EXPECT_EQ(store_->get_message(r.turn.answer_id)->state, store::MessageState::kComplete);
+  auto r = run_turn(*store_, engine, send(0, "Stream", greedy(16)), model_, options);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_GE(saves, 2) << "answer: " << r->text;
+  const store::Message done = *store_->get_message(r->turn.answer_id);
+  EXPECT_EQ(done.state, store::MessageState::kComplete);
+  EXPECT_EQ(done.content, r->text);
 }
 
 TEST_F(Turn, RerunIsASiblingWithTheSamePromptAndSampling) {
