@@ -1,5 +1,6 @@
 #include "conversation/recorder.h"
 
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -21,6 +22,16 @@ struct ChecksumCache {
 ChecksumCache& checksum_cache() {
   static ChecksumCache cache;
   return cache;
+}
+
+// A float setting as the decimal the user wrote (0.05f is recorded as 0.05,
+// not 0.0500000007): the shortest text that reads back as the same float.
+double decimal(float f) {
+  char buf[32];
+  const auto written = std::to_chars(buf, buf + sizeof buf, f);
+  double d = f;
+  std::from_chars(buf, written.ptr, d);
+  return d;
 }
 
 }  // namespace
@@ -89,8 +100,11 @@ store::GenerationRecord AnswerRecorder::record(const AnswerEnd& end, store::Time
   g.kv_precision = model_.kv_precision;
   g.device = model_.device;
   const SamplingParams& p = turn_.sampling;
-  g.sampling = {p.temperature,      p.top_k,          p.top_p, p.min_p, p.repeat_penalty, p.frequency_penalty,
-                p.presence_penalty, p.penalty_last_n, p.seed};
+  g.sampling = {decimal(p.temperature),       p.top_k,
+                decimal(p.top_p),             decimal(p.min_p),
+                decimal(p.repeat_penalty),    decimal(p.frequency_penalty),
+                decimal(p.presence_penalty),  p.penalty_last_n,
+                p.seed};
   const Usage& u = end.usage;
   g.prompt_tokens = u.prompt_tokens;
   g.cached_tokens = u.cached_tokens;
