@@ -3,6 +3,7 @@
 // them (so export -> import into an empty database -> export gives the same
 // document); otherwise that table's rows get new ids, and every reference to
 // them (parents, leaves, pins, generations, labels, experiments) follows.
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -29,9 +30,7 @@ class Importer {
   Importer(Store::Impl& impl, const json& doc) : impl_(impl), doc_(doc) {}
 
   StoreResult<ImportSummary> run() {
-    STORE_ASSIGN_OR_RETURN(remap_prompts_, must_remap("prompts", get_array(doc_, "prompts", "document")));
-    STORE_TRY(plan_versions());
-    STORE_TRY(plan_conversations());
+    STORE_TRY(plan());
     for (std::size_t i = 0; i < doc_["prompts"].size(); ++i)
       STORE_TRY(add_prompt(doc_["prompts"][i], at("prompts", i)));
     const json& conversations = doc_["conversations"];
@@ -43,45 +42,46 @@ class Importer {
   }
 
  private:
-  // True when any id of `rows` is already used in `table` (a cheap range test:
+  // True when any of `ids` is already used in `table` (a cheap range test:
   // remapping when not strictly needed is harmless).
-  StoreResult<bool> must_remap(const std::string& table, const json& rows) {
-    if (rows.empty()) return false;
-    std::int64_t lo = INT64_MAX;
-    std::int64_t hi = INT64_MIN;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const std::int64_t id = get_int(rows[i], "id", at(table, i));
-      lo = std::min(lo, id);
-      hi = std::max(hi, id);
-    }
+  StoreResult<bool> must_remap(const std::string& table, const std::vector<Id>& ids) {
+    if (ids.empty()) return false;
+    const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
     STORE_ASSIGN_OR_RETURN(sql::Statement stmt,
                            impl_.db.prepare("SELECT count(*) FROM " + table + " WHERE id BETWEEN ? AND ?"));
-    stmt.bind(1, lo).bind(2, hi);
+    stmt.bind(1, *lo).bind(2, *hi);
     STORE_ASSIGN_OR_RETURN(const bool row, stmt.step());
     const bool taken = row && stmt.int64(0) > 0;
     summary_.ids_remapped = summary_.ids_remapped || taken;
     return taken;
   }
 
-  StoreResult<void> plan_versions() {
-    json all = json::array();
-    for (const json& p : doc_["prompts"]) {
-      for (const json& v : get_array(p, "versions", "prompts[]")) all.push_back(json{{"id", v.value("id", json())}});
-    }
-    STORE_ASSIGN_OR_RETURN(remap_versions_, must_remap("prompt_versions", all));
-    return {};
+  // The "id" of each object in `rows`, checked.
+  static void collect_ids(const json& rows, const std::string& path, std::vector<Id>& ids) {
+    for (std::size_t i = 0; i < rows.size(); ++i) ids.push_back(get_int(rows[i], "id", at(path, i)));
   }
 
-  StoreResult<void> plan_conversations() {
-    const json& conversations = get_array(doc_, "conversations", "document");
-    STORE_ASSIGN_OR_RETURN(remap_conversations_, must_remap("conversations", conversations));
-    json all = json::array();
-    for (std::size_t i = 0; i < conversations.size(); ++i) {
-      for (const json& m : get_array(conversations[i], "messages", at("conversations", i))) {
-        all.push_back(json{{"id", m.value("id", json())}});
-      }
+  StoreResult<void> plan() {
+    std::vector<Id> ids;
+    const json& prompts = get_array(doc_, "prompts", "document");
+    collect_ids(prompts, "prompts", ids);
+    STORE_ASSIGN_OR_RETURN(remap_prompts_, must_remap("prompts", ids));
+    ids.clear();
+    for (std::size_t i = 0; i < prompts.size(); ++i) {
+      const std::string path = at("prompts", i);
+      collect_ids(get_array(prompts[i], "versions", path), path + ".versions", ids);
     }
-    STORE_ASSIGN_OR_RETURN(remap_messages_, must_remap("messages", all));
+    STORE_ASSIGN_OR_RETURN(remap_versions_, must_remap("prompt_versions", ids));
+    ids.clear();
+    const json& conversations = get_array(doc_, "conversations", "document");
+    collect_ids(conversations, "conversations", ids);
+    STORE_ASSIGN_OR_RETURN(remap_conversations_, must_remap("conversations", ids));
+    ids.clear();
+    for (std::size_t i = 0; i < conversations.size(); ++i) {
+      const std::string path = at("conversations", i);
+      collect_ids(get_array(conversations[i], "messages", path), path + ".messages", ids);
+    }
+    STORE_ASSIGN_OR_RETURN(remap_messages_, must_remap("messages", ids));
     return {};
   }
 
@@ -258,7 +258,9 @@ class Importer {
   StoreResult<void> add_experiments() {
     if (!doc_.contains("experiments")) return {};
     const json& experiments = get_array(doc_, "experiments", "document");
-    STORE_ASSIGN_OR_RETURN(const bool remap, must_remap("experiments", experiments));
+    std::vector<Id> ids;
+    collect_ids(experiments, "experiments", ids);
+    STORE_ASSIGN_OR_RETURN(const bool remap, must_remap("experiments", ids));
     for (std::size_t i = 0; i < experiments.size(); ++i) {
       const json& e = experiments[i];
       const std::string path = at("experiments", i);
