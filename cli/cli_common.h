@@ -52,5 +52,8 @@ void add_template_command(CLI::App& app);
 void add_perplexity_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 void add_chat_command(CLI::App& app);
+void add_prompts_command(CLI::App& app);  // cmd_prompts.cpp
+void add_history_command(CLI::App& app);  // cmd_history.cpp
+void add_export_commands(CLI::App& app);  // cmd_export.cpp: export, import
 
 }  // namespace hearth::cli
