@@ -40,6 +40,10 @@ int main(int argc, char** argv) {
   hearth::cli::add_generate_command(app);
   hearth::cli::add_chat_command(app);
   hearth::cli::add_perplexity_command(app);
+#ifdef HEARTH_CLI_HAVE_CONVERSATION
+  hearth::cli::add_send_command(app);
+  hearth::cli::add_rerun_command(app);
+#endif
 #ifdef HEARTH_CLI_HAVE_STORE
   hearth::cli::add_prompts_command(app);
   hearth::cli::add_history_command(app);
