@@ -9,6 +9,7 @@
 #include "app/engine_worker.h"
 #include "app/storage_service.h"
 #include "conversation/prepare.h"
+#include "conversation/prompt_resolve.h"
 
 namespace hearth::app {
 namespace {
@@ -82,6 +83,8 @@ void ChatController::reloadConversations() {
 
 void ChatController::newConversation() {
   conversation_ = 0;
+  next_prompt_.clear();
+  emit promptPinned(QString());
   chat_->clear();
   emit conversationOpened(0);
   emit contextUsage(0);
@@ -95,6 +98,11 @@ void ChatController::openConversation(qint64 id) {
       [this](ConversationPath path) {
         if (path.conversation_id != conversation_) return;  // another one was opened meanwhile
         showPath(std::move(path));
+      });
+  storage_->run(
+      this, tr("reading the pinned prompt"), [id](store::Store& s) { return conversation::pinned_reference(s, id); },
+      [this, id](std::string ref) {
+        if (id == conversation_) emit promptPinned(QString::fromStdString(ref));
       });
 }
 
@@ -124,6 +132,7 @@ bool ChatController::refuseWhileBusy() {
 
 conversation::TurnSettings ChatController::turnSettings() const {
   conversation::TurnSettings settings;
+  if (conversation_ == 0 && !next_prompt_.isEmpty()) settings.prompt = next_prompt_.toStdString();
   settings.sampling = sampling_;  // seed 0: conversation/ picks a fresh one per answer (Regenerate differs)
   settings.max_tokens = max_tokens_;
   return settings;
@@ -145,6 +154,7 @@ void ChatController::send(const QString& text) {
                                    loaded_model_path(backend_)),
                   [this](NewAnswer a) {
                     unsent_.clear();
+                    next_prompt_.clear();
                     conversation_ = a.turn.conversation_id;
                     startAnswer(std::move(a.turn), std::move(a.path), a.model_sha256);
                   });
@@ -268,6 +278,26 @@ void ChatController::restoreConversation(qint64 id) {
 
 void ChatController::search(const QString& text) {
   list_->setQuery(text);
+}
+
+void ChatController::pinPrompt(const QString& reference) {
+  if (conversation_ == 0) {
+    next_prompt_ = reference;
+    emit promptPinned(reference);
+    return;
+  }
+  storage_->run(
+      this, tr("pinning a prompt"),
+      [id = conversation_, ref = reference.toStdString()](store::Store& s) -> store::StoreResult<std::string> {
+        if (ref.empty()) {
+          STORE_TRY(s.set_prompt_version(id, std::nullopt));
+          return std::string();
+        }
+        STORE_ASSIGN_OR_RETURN(const store::ResolvedPrompt resolved, s.resolve_prompt(ref));
+        STORE_TRY(conversation::pin_prompt(s, id, resolved));
+        return ref;
+      },
+      [this](std::string ref) { emit promptPinned(QString::fromStdString(ref)); });
 }
 
 }  // namespace hearth::app

@@ -60,6 +60,10 @@ class ChatController : public QObject {
   void deleteConversation(qint64 id);
   void restoreConversation(qint64 id);
   void search(const QString& text);
+  // Pins a prompt version or label ("NAME", "NAME@3", "NAME@production"; ""
+  // unpins) to the open conversation; with none open yet, the first send
+  // applies and pins it. Applies from the next message on.
+  void pinPrompt(const QString& reference);
 
  signals:
   void conversationOpened(qint64 id);
@@ -71,6 +75,8 @@ class ChatController : public QObject {
   // A message could not be saved (full disk, read-only database): its text,
   // for the input box to take back so that nothing typed is lost.
   void unsentText(const QString& text);
+  // The open conversation's pin changed (pinPrompt, or opening another one): "" when none.
+  void promptPinned(const QString& reference);
 
  private:
   struct Streaming {
@@ -97,6 +103,7 @@ class ChatController : public QObject {
   QTimer save_timer_;
   SamplingParams sampling_;
   int max_tokens_ = 1024;
+  QString next_prompt_;  // pinned by the first send of a new conversation
 };
 
 // A conversation's title from its first message: the first line, at most 48 characters.

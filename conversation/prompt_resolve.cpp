@@ -15,6 +15,17 @@ store::StoreResult<void> pin_prompt(store::Store& store, store::Id conversation_
   return store.set_prompt_version(conversation_id, resolved.version.id);
 }
 
+store::StoreResult<std::string> pinned_reference(store::Store& store, store::Id conversation_id) {
+  STORE_ASSIGN_OR_RETURN(const store::Conversation c, store.get_conversation(conversation_id));
+  if (c.label_prompt_id && !c.prompt_label.empty()) {
+    STORE_ASSIGN_OR_RETURN(const store::Prompt p, store.get_prompt(*c.label_prompt_id));
+    return p.name + "@" + c.prompt_label;
+  }
+  if (!c.prompt_version_id) return std::string();
+  STORE_ASSIGN_OR_RETURN(const store::ResolvedPrompt r, resolve_version_id(store, *c.prompt_version_id));
+  return r.prompt.name + "@" + std::to_string(r.version.version);
+}
+
 store::StoreResult<Variables> remembered_variables(store::Store& store, store::Id conversation_id,
                                                    store::Id prompt_id) {
   STORE_ASSIGN_OR_RETURN(const auto path, store.current_path(conversation_id));
