@@ -93,16 +93,23 @@ void ChatController::newConversation() {
 void ChatController::openConversation(qint64 id) {
   if (id == conversation_ && chat_->conversationId() == id) return;
   conversation_ = id;
+  struct Opened {
+    ConversationPath path;
+    std::string pin;  // the pinned prompt, as a reference
+  };
   storage_->run(
-      this, tr("opening conversation %1").arg(id), [id](store::Store& s) { return load_path(s, id); },
-      [this](ConversationPath path) {
-        if (path.conversation_id != conversation_) return;  // another one was opened meanwhile
-        showPath(std::move(path));
-      });
-  storage_->run(
-      this, tr("reading the pinned prompt"), [id](store::Store& s) { return conversation::pinned_reference(s, id); },
-      [this, id](std::string ref) {
-        if (id == conversation_) emit promptPinned(QString::fromStdString(ref));
+      this, tr("opening conversation %1").arg(id),
+      [id](store::Store& s) -> store::StoreResult<Opened> {
+        Opened out;
+        STORE_ASSIGN_OR_RETURN(out.path, load_path(s, id));
+        STORE_ASSIGN_OR_RETURN(out.pin, conversation::pinned_reference(s, id));
+        return out;
+      },
+      [this](Opened opened) {
+        if (opened.path.conversation_id != conversation_) return;  // another one was opened meanwhile
+        next_prompt_.clear();
+        showPath(std::move(opened.path));
+        emit promptPinned(QString::fromStdString(opened.pin));
       });
 }
 
