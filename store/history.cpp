@@ -21,18 +21,50 @@ struct HistorySql {
   std::vector<Param> params;
 };
 
-constexpr std::string_view kHistoryFrom =
-    " FROM messages u JOIN conversations c ON c.id = u.conversation_id"
-    " LEFT JOIN messages a ON a.id = (SELECT max(x.id) FROM messages x"
-    "   WHERE x.parent_id = u.id AND x.role = 'assistant')"
-    " LEFT JOIN generations g ON g.message_id = a.id"
-    " LEFT JOIN prompt_versions pv ON pv.id = g.prompt_version_id"
-    " LEFT JOIN prompts p ON p.id = pv.prompt_id"
-    " LEFT JOIN ratings r ON r.message_id = a.id"
-    " WHERE u.role = 'user'";
+bool filters_generation(const HistoryQuery& q) {
+  return q.prompt_id || q.prompt_version_id || !q.model.empty() || !q.quantization.empty() ||
+         !q.finish_reason.empty() || q.rating;
+}
 
-HistorySql history_sql(const HistoryQuery& q) {
-  HistorySql out{std::string(kHistoryFrom), {}};
+// A filter on an indexed generation column: a count is cheaper walking the
+// generations it selects than every user message.
+bool indexed_generation_filter(const HistoryQuery& q) {
+  return q.prompt_id || q.prompt_version_id || !q.model.empty() || !q.quantization.empty() || !q.finish_reason.empty();
+}
+
+// Joins only what the query reads (`full`: the page, which shows every
+// column; a count joins what its filters need). With a generation filter the
+// joins are inner; a count with an indexed one starts from generations
+// (CROSS JOIN fixes SQLite's join order), the newest-answer test then being
+// u.answer_id = a.id.
+std::string history_from(const HistoryQuery& q, bool full) {
+  std::string from;
+  if (!full && indexed_generation_filter(q) && fts_query(q.search).empty()) {
+    from =
+        " FROM generations g CROSS JOIN messages a ON a.id = g.message_id"
+        " CROSS JOIN messages u ON u.id = a.parent_id AND u.answer_id = a.id"
+        " JOIN conversations c ON c.id = u.conversation_id";
+  } else {
+    const std::string join = filters_generation(q) ? " JOIN " : " LEFT JOIN ";
+    from = " FROM messages u JOIN conversations c ON c.id = u.conversation_id";
+    if (full || filters_generation(q)) {
+      from += join + "messages a ON a.id = u.answer_id" + join + "generations g ON g.message_id = a.id";
+    }
+  }
+  if (full) from += " LEFT JOIN prompt_versions pv ON pv.id = g.prompt_version_id";
+  if (full) from += " LEFT JOIN prompts p ON p.id = pv.prompt_id";
+  if (full || q.rating) from += " LEFT JOIN ratings r ON r.message_id = a.id";
+  return from + " WHERE u.role = 'user'";
+}
+
+// A model is named by its name, or by its file's path (anything with a '/'
+// or ending in .gguf): one indexed equality either way.
+bool is_model_path(const std::string& model) {
+  return model.find('/') != std::string::npos || model.ends_with(".gguf");
+}
+
+HistorySql history_sql(const HistoryQuery& q, bool full) {
+  HistorySql out{history_from(q, full), {}};
   const auto add = [&](std::string_view clause, Param value) {
     out.from_where += " AND ";
     out.from_where += clause;
@@ -43,12 +75,9 @@ HistorySql history_sql(const HistoryQuery& q) {
     add("u.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)", match);
   }
   if (q.conversation_id) add("u.conversation_id = ?", *q.conversation_id);
-  if (q.prompt_id) add("pv.prompt_id = ?", *q.prompt_id);
+  if (q.prompt_id) add("g.prompt_version_id IN (SELECT id FROM prompt_versions WHERE prompt_id = ?)", *q.prompt_id);
   if (q.prompt_version_id) add("g.prompt_version_id = ?", *q.prompt_version_id);
-  if (!q.model.empty()) {
-    add("(g.model_name = ? OR g.model_path = ?)", q.model);
-    out.params.push_back(q.model);
-  }
+  if (!q.model.empty()) add(is_model_path(q.model) ? "g.model_path = ?" : "g.model_name = ?", q.model);
   if (!q.quantization.empty()) add("g.quantization = ?", q.quantization);
   if (!q.finish_reason.empty()) add("g.finish_reason = ?", q.finish_reason);
   if (q.rating == Rating::kNone) out.from_where += " AND g.message_id IS NOT NULL AND r.rating IS NULL";
@@ -130,11 +159,16 @@ double median(std::vector<double> values) {
 }  // namespace
 
 StoreResult<std::vector<HistoryEntry>> Store::history(const HistoryQuery& query) {
-  const HistorySql parts = history_sql(query);
+  const HistorySql parts = history_sql(query, true);
   const std::string direction = query.descending ? " DESC" : " ASC";
+  // One conversation has few rows: sorting them beats walking the whole time
+  // index for them ('+' keeps SQLite from choosing that index for ORDER BY).
+  const std::string sort = query.conversation_id && query.sort == HistorySort::kTime
+                               ? "+u.created_ms"
+                               : std::string(sort_column(query.sort));
   std::string sql =
       "SELECT u.id, u.conversation_id, c.title, u.created_ms, u.content, a.id, r.rating, p.name, pv.version, " +
-      generation_columns("g.") + parts.from_where + " ORDER BY " + std::string(sort_column(query.sort)) + direction;
+      generation_columns("g.") + parts.from_where + " ORDER BY " + sort + direction;
   if (query.sort != HistorySort::kTime) sql += ", u.created_ms DESC";
   sql += ", u.id" + direction + " LIMIT ? OFFSET ?";
   return impl_->read("reading the prompt history", [&]() -> StoreResult<std::vector<HistoryEntry>> {
@@ -153,7 +187,7 @@ StoreResult<std::vector<HistoryEntry>> Store::history(const HistoryQuery& query)
 }
 
 StoreResult<std::int64_t> Store::history_count(const HistoryQuery& query) {
-  const HistorySql parts = history_sql(query);
+  const HistorySql parts = history_sql(query, false);
   return impl_->read("counting the prompt history", [&]() -> StoreResult<std::int64_t> {
     STORE_ASSIGN_OR_RETURN(sql::Statement stmt, impl_->db.prepare("SELECT count(*)" + parts.from_where));
     bind_all(stmt, parts.params);

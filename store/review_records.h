@@ -33,7 +33,7 @@ struct HistoryQuery {
   std::optional<Id> conversation_id{};
   std::optional<Id> prompt_id{};          // any version of this prompt
   std::optional<Id> prompt_version_id{};  // exactly this version
-  std::string model{};                    // model_name or model_path, exact
+  std::string model{};                    // model_name, or model_path when it has a '/' or ends in .gguf; exact
   std::string quantization{};             // exact, e.g. "Q4_1"
   std::string finish_reason{};            // exact: "stop", "length", ...
   std::optional<Rating> rating{};         // kNone: answers nobody rated

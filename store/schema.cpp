@@ -175,12 +175,23 @@ ALTER TABLE generations ADD COLUMN model_name TEXT NOT NULL DEFAULT '';
 UPDATE generations SET model_name = model_path;
 CREATE INDEX generations_by_version ON generations(prompt_version_id);
 CREATE INDEX generations_by_model ON generations(model_name);
+CREATE INDEX generations_by_model_path ON generations(model_path);
 CREATE INDEX generations_by_quantization ON generations(quantization);
 CREATE INDEX generations_by_finish ON generations(finish_reason);
 
--- History: user messages newest first, and the answers under a message.
+-- History: user messages newest first, each with its newest answer, kept in
+-- answer_id by a trigger (a regeneration moves it), so a history row joins by
+-- primary keys only.
 CREATE INDEX messages_by_role_time ON messages(role, created_ms DESC, id DESC);
 CREATE INDEX messages_children ON messages(parent_id, role, id);
+ALTER TABLE messages ADD COLUMN answer_id INTEGER;
+UPDATE messages SET answer_id =
+  (SELECT max(x.id) FROM messages x WHERE x.parent_id = messages.id AND x.role = 'assistant')
+  WHERE role = 'user';
+CREATE TRIGGER messages_newest_answer AFTER INSERT ON messages
+WHEN new.role = 'assistant' AND new.parent_id IS NOT NULL BEGIN
+  UPDATE messages SET answer_id = new.id WHERE id = new.parent_id AND (answer_id IS NULL OR answer_id < new.id);
+END;
 
 -- One thumb per assistant message: 1 up, -1 down (no row: not rated).
 CREATE TABLE ratings (

@@ -62,7 +62,10 @@ std::vector<Fixture> fixtures() {
                  EXPECT_EQ((*g)->model_name, "/m/smol.gguf");
                  EXPECT_EQ((*g)->prompt_version_id, 2);
                  EXPECT_TRUE((*g)->system_text.empty());
-                 EXPECT_EQ(s.history({})->size(), 1u);
+                 auto history = s.history({});
+                 ASSERT_TRUE(history.ok() && history->size() == 1u);
+                 EXPECT_EQ(history->front().answer_message_id, 2);  // answer_id was filled in
+                 EXPECT_EQ(history->front().prompt_name, "Pirate");
                  EXPECT_EQ(s.get_conversation(1)->prompt_version_id, 2);
                }});
   return f;
