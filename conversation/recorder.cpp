@@ -100,10 +100,14 @@ store::GenerationRecord AnswerRecorder::record(const AnswerEnd& end, store::Time
   g.kv_precision = model_.kv_precision;
   g.device = model_.device;
   const SamplingParams& p = turn_.sampling;
-  g.sampling = {decimal(p.temperature),       p.top_k,
-                decimal(p.top_p),             decimal(p.min_p),
-                decimal(p.repeat_penalty),    decimal(p.frequency_penalty),
-                decimal(p.presence_penalty),  p.penalty_last_n,
+  g.sampling = {decimal(p.temperature),
+                p.top_k,
+                decimal(p.top_p),
+                decimal(p.min_p),
+                decimal(p.repeat_penalty),
+                decimal(p.frequency_penalty),
+                decimal(p.presence_penalty),
+                p.penalty_last_n,
                 p.seed};
   const Usage& u = end.usage;
   g.prompt_tokens = u.prompt_tokens;
