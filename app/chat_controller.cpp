@@ -1,9 +1,5 @@
 #include "app/chat_controller.h"
 
-#include <QDateTime>
-#include <QRandomGenerator>
-
-#include <filesystem>
 #include <utility>
 
 #include "app/chat_backend.h"
@@ -12,30 +8,38 @@
 #include "app/conversation_list_model.h"
 #include "app/engine_worker.h"
 #include "app/storage_service.h"
-#include "models/catalog.h"
+#include "conversation/prepare.h"
+#include "conversation/prompt_resolve.h"
 
 namespace hearth::app {
 namespace {
 
-store::TimeMs now_ms() {
-  return QDateTime::currentMSecsSinceEpoch();
-}
+using conversation::now_ms;
 
-// The conversation as the model sees it: every message on the path except
-// the empty answer being generated.
-std::vector<ChatTurn> turns_of(const ConversationPath& path, store::Id answer_id) {
-  std::vector<ChatTurn> turns;
-  for (const auto& row : path.rows) {
-    if (row.message.id == answer_id) break;
-    turns.push_back({store::to_string(row.message.role), row.message.content});
-  }
-  return turns;
-}
-
+// A turn begun on the storage thread: the plan, the path to show, the model's checksum.
 struct NewAnswer {
+  conversation::PreparedTurn turn;
   ConversationPath path;
-  store::Id answer_id = 0;
+  std::string model_sha256;
 };
+
+// The storage thread's half of starting an answer: `begin` stores the turn,
+// then the path is read for the view and the model file's checksum looked up
+// (hashing an unknown file once takes a while: never on the UI thread).
+template <class Begin>
+auto begin_answer_job(Begin begin, std::string model_path) {
+  return [begin, model_path](store::Store& s) -> store::StoreResult<NewAnswer> {
+    NewAnswer out;
+    STORE_ASSIGN_OR_RETURN(out.turn, begin(s));
+    STORE_ASSIGN_OR_RETURN(out.path, load_path(s, out.turn.conversation_id));
+    out.model_sha256 = conversation::model_sha256(model_path);
+    return out;
+  };
+}
+
+std::string loaded_model_path(const ChatBackend* backend) {
+  return backend->model() ? backend->model()->path.toStdString() : std::string();
+}
 
 }  // namespace
 
@@ -68,7 +72,7 @@ ChatController::~ChatController() {
   if (!streaming_) return;
   backend_->cancel(streaming_->message_id);
   store::FinishMessage finish;
-  finish.tail = std::move(streaming_->unsaved);
+  finish.tail = streaming_->recorder.take_unsaved();
   storage_->run(tr("finishing the answer"),
                 [id = streaming_->message_id, finish](store::Store& s) { return s.finish_message(id, finish); });
 }
@@ -79,6 +83,8 @@ void ChatController::reloadConversations() {
 
 void ChatController::newConversation() {
   conversation_ = 0;
+  next_prompt_.clear();
+  emit promptPinned(QString());
   chat_->clear();
   emit conversationOpened(0);
   emit contextUsage(0);
@@ -87,11 +93,23 @@ void ChatController::newConversation() {
 void ChatController::openConversation(qint64 id) {
   if (id == conversation_ && chat_->conversationId() == id) return;
   conversation_ = id;
+  struct Opened {
+    ConversationPath path;
+    std::string pin;  // the pinned prompt, as a reference
+  };
   storage_->run(
-      this, tr("opening conversation %1").arg(id), [id](store::Store& s) { return load_path(s, id); },
-      [this](ConversationPath path) {
-        if (path.conversation_id != conversation_) return;  // another one was opened meanwhile
-        showPath(std::move(path));
+      this, tr("opening conversation %1").arg(id),
+      [id](store::Store& s) -> store::StoreResult<Opened> {
+        Opened out;
+        STORE_ASSIGN_OR_RETURN(out.path, load_path(s, id));
+        STORE_ASSIGN_OR_RETURN(out.pin, conversation::pinned_reference(s, id));
+        return out;
+      },
+      [this](Opened opened) {
+        if (opened.path.conversation_id != conversation_) return;  // another one was opened meanwhile
+        next_prompt_.clear();
+        showPath(std::move(opened.path));
+        emit promptPinned(QString::fromStdString(opened.pin));
       });
 }
 
@@ -119,87 +137,78 @@ bool ChatController::refuseWhileBusy() {
   return false;
 }
 
+conversation::TurnSettings ChatController::turnSettings() const {
+  conversation::TurnSettings settings;
+  if (conversation_ == 0 && !next_prompt_.isEmpty()) settings.prompt = next_prompt_.toStdString();
+  settings.sampling = sampling_;  // seed 0: conversation/ picks a fresh one per answer (Regenerate differs)
+  settings.max_tokens = max_tokens_;
+  return settings;
+}
+
 void ChatController::send(const QString& text) {
   if (text.trimmed().isEmpty() || refuseWhileBusy()) return;
   pending_ = true;
   emit generatingChanged(true);
-  const store::Id conversation = conversation_;
-  std::optional<store::Id> parent;
-  if (!chat_->rows().empty() && conversation != 0) parent = chat_->rows().back().message.id;
-  const std::string content = text.toStdString();
-  const std::string title = title_from_message(text).toStdString();
+  conversation::SendInput input;
+  input.conversation_id = conversation_;
+  if (!chat_->rows().empty() && conversation_ != 0) input.parent = chat_->rows().back().message.id;
+  input.use_current_leaf = false;  // the answer follows what the view shows
+  input.text = text.toStdString();
   unsent_ = text;  // until the store has it: handed back to the input box if the write fails
-  storage_->write(
-      this, tr("saving your message"),
-      [conversation, parent, content, title](store::Store& s) -> store::StoreResult<NewAnswer> {
-        store::Id conv = conversation;
-        if (conv == 0) {
-          STORE_ASSIGN_OR_RETURN(conv, s.create_conversation(title));
-        }
-        STORE_ASSIGN_OR_RETURN(const store::Id user, s.add_message({conv, parent, store::Role::kUser, content}));
-        NewAnswer out;
-        STORE_ASSIGN_OR_RETURN(out.answer_id, s.begin_answer(conv, user));
-        STORE_ASSIGN_OR_RETURN(out.path, load_path(s, conv));
-        return out;
-      },
-      [this](NewAnswer a) {
-        unsent_.clear();
-        conversation_ = a.path.conversation_id;
-        startAnswer(std::move(a.path), a.answer_id);
-      });
+  storage_->write(this, tr("saving your message"),
+                  begin_answer_job([input, settings = turnSettings()](
+                                       store::Store& s) { return conversation::begin_send(s, input, settings); },
+                                   loaded_model_path(backend_)),
+                  [this](NewAnswer a) {
+                    unsent_.clear();
+                    next_prompt_.clear();
+                    conversation_ = a.turn.conversation_id;
+                    startAnswer(std::move(a.turn), std::move(a.path), a.model_sha256);
+                  });
 }
 
 void ChatController::regenerate() {
   if (chat_->rows().empty() || refuseWhileBusy()) return;
-  const ChatRow& last = chat_->rows().back();
-  const store::Id last_id = last.message.id;
-  const bool is_answer = last.message.role == store::Role::kAssistant;
-  const store::Id conv = conversation_;
+  const store::Id last_id = chat_->rows().back().message.id;
   pending_ = true;
   emit generatingChanged(true);
   storage_->write(
       this, tr("starting a new answer"),
-      [conv, last_id, is_answer](store::Store& s) -> store::StoreResult<NewAnswer> {
-        NewAnswer out;
-        if (is_answer) {
-          STORE_ASSIGN_OR_RETURN(out.answer_id, s.regenerate(last_id));
-        } else {
-          STORE_ASSIGN_OR_RETURN(out.answer_id, s.begin_answer(conv, last_id));
-        }
-        STORE_ASSIGN_OR_RETURN(out.path, load_path(s, conv));
-        return out;
-      },
-      [this](NewAnswer a) { startAnswer(std::move(a.path), a.answer_id); });
+      begin_answer_job([last_id, settings = turnSettings()](
+                           store::Store& s) { return conversation::begin_regenerate(s, last_id, settings); },
+                       loaded_model_path(backend_)),
+      [this](NewAnswer a) { startAnswer(std::move(a.turn), std::move(a.path), a.model_sha256); });
 }
 
 void ChatController::editMessage(qint64 message_id, const QString& text) {
   if (text.trimmed().isEmpty() || refuseWhileBusy()) return;
-  const store::Id conv = conversation_;
-  const std::string content = text.toStdString();
   pending_ = true;
   emit generatingChanged(true);
   storage_->write(
       this, tr("saving the edited message"),
-      [conv, message_id, content](store::Store& s) -> store::StoreResult<NewAnswer> {
-        STORE_ASSIGN_OR_RETURN(const store::Id user, s.edit_message(message_id, content));
-        NewAnswer out;
-        STORE_ASSIGN_OR_RETURN(out.answer_id, s.begin_answer(conv, user));
-        STORE_ASSIGN_OR_RETURN(out.path, load_path(s, conv));
-        return out;
-      },
-      [this](NewAnswer a) { startAnswer(std::move(a.path), a.answer_id); });
+      begin_answer_job([message_id, content = text.toStdString(), settings = turnSettings()](
+                           store::Store& s) { return conversation::begin_edit(s, message_id, content, settings); },
+                       loaded_model_path(backend_)),
+      [this](NewAnswer a) { startAnswer(std::move(a.turn), std::move(a.path), a.model_sha256); });
 }
 
-void ChatController::startAnswer(ConversationPath path, store::Id answer_id) {
+void ChatController::startAnswer(conversation::PreparedTurn turn, ConversationPath path,
+                                 const std::string& model_sha256) {
   pending_ = false;
   GenerationRequest request;
-  request.tag = answer_id;
-  request.turns = turns_of(path, answer_id);
-  request.sampling = sampling_;
-  // Seed 0 means "a fresh seed per answer", so Regenerate gives a new answer.
-  if (request.sampling.seed == 0) request.sampling.seed = QRandomGenerator::global()->generate64();
-  request.max_tokens = max_tokens_;
-  streaming_ = Streaming{answer_id, path.conversation_id, {}, now_ms(), request.sampling};
+  request.tag = turn.answer_id;
+  request.turns = turn.messages;
+  request.sampling = turn.sampling;
+  request.max_tokens = turn.max_tokens;
+  request.stop = turn.stop;
+  conversation::ModelIdentity model;
+  if (const auto& m = backend_->model()) {
+    model = {m->path.toStdString(),         model_sha256,
+             m->quantization.toStdString(), m->kv_precision.toStdString(),
+             m->device.toStdString(),       m->name.toStdString()};
+  }
+  const store::Id answer_id = turn.answer_id, conversation_id = turn.conversation_id;
+  streaming_.emplace(Streaming{answer_id, conversation_id, {std::move(turn), std::move(model), now_ms()}});
   if (path.conversation_id == conversation_) showPath(std::move(path));
   save_timer_.start();
   backend_->generate(request);
@@ -211,53 +220,21 @@ void ChatController::stop() {
 
 void ChatController::onTokens(qint64 tag, const QString& text) {
   if (!streaming_ || streaming_->message_id != tag) return;
-  streaming_->unsaved += text.toStdString();
+  streaming_->recorder.add(text.toStdString());
   chat_->appendText(tag, text);
 }
 
 void ChatController::saveStreaming() {
-  if (!streaming_ || streaming_->unsaved.empty()) return;
-  storage_->run(tr("saving the answer"), [id = streaming_->message_id, text = std::move(streaming_->unsaved)](
+  if (!streaming_ || !streaming_->recorder.has_unsaved()) return;
+  storage_->run(tr("saving the answer"), [id = streaming_->message_id, text = streaming_->recorder.take_unsaved()](
                                              store::Store& s) { return s.append_streaming(id, text); });
-  streaming_->unsaved.clear();
-}
-
-store::GenerationRecord ChatController::makeRecord(const GenerationDone& done) const {
-  store::GenerationRecord g;
-  g.message_id = done.tag;
-  if (const auto& model = backend_->model()) {
-    g.model_path = model->path.toStdString();
-    const std::string file = std::filesystem::path(g.model_path).filename().string();
-    if (const auto* entry = models::builtin_catalog().find_file(file)) g.model_sha256 = entry->sha256;
-    g.quantization = model->quantization.toStdString();
-    g.device = model->device.toStdString();
-    g.kv_precision = model->kv_precision.toStdString();
-  }
-  const SamplingParams& p = streaming_ ? streaming_->sampling : sampling_;
-  g.sampling = {p.temperature,      p.top_k,          p.top_p, p.min_p, p.repeat_penalty, p.frequency_penalty,
-                p.presence_penalty, p.penalty_last_n, p.seed};
-  g.prompt_tokens = done.usage.prompt_tokens;
-  g.cached_tokens = done.usage.cached_tokens;
-  g.generated_tokens = done.usage.generated_tokens;
-  g.ttft_ms = done.usage.ttft_ms;
-  g.prefill_tok_s = done.usage.prefill_tps;
-  g.decode_tok_s = done.usage.decode_tps;
-  g.itl_p50_ms = done.usage.itl_p50_ms;
-  g.itl_p95_ms = done.usage.itl_p95_ms;
-  g.peak_memory_bytes = resident_bytes();
-  g.finish_reason = to_string(done.reason);
-  g.started_ms = streaming_ ? streaming_->started_ms : now_ms();
-  g.finished_ms = now_ms();
-  return g;
 }
 
 void ChatController::onFinished(const GenerationDone& done) {
   if (!streaming_ || streaming_->message_id != done.tag) return;
   save_timer_.stop();
-  store::FinishMessage finish;
-  finish.tail = std::move(streaming_->unsaved);
-  finish.state = store::MessageState::kComplete;
-  finish.generation = makeRecord(done);
+  const conversation::AnswerEnd end{done.reason, done.usage, done.error.toStdString()};
+  const store::FinishMessage finish = streaming_->recorder.finish(end, now_ms(), resident_bytes());
   chat_->setFinished(done.tag, finish.state, finish.generation);
   storage_->write(tr("finishing the answer"),
                   [id = done.tag, finish](store::Store& s) { return s.finish_message(id, finish); });
@@ -308,6 +285,26 @@ void ChatController::restoreConversation(qint64 id) {
 
 void ChatController::search(const QString& text) {
   list_->setQuery(text);
+}
+
+void ChatController::pinPrompt(const QString& reference) {
+  if (conversation_ == 0) {
+    next_prompt_ = reference;
+    emit promptPinned(reference);
+    return;
+  }
+  storage_->run(
+      this, tr("pinning a prompt"),
+      [id = conversation_, ref = reference.toStdString()](store::Store& s) -> store::StoreResult<std::string> {
+        if (ref.empty()) {
+          STORE_TRY(s.set_prompt_version(id, std::nullopt));
+          return std::string();
+        }
+        STORE_ASSIGN_OR_RETURN(const store::ResolvedPrompt resolved, s.resolve_prompt(ref));
+        STORE_TRY(conversation::pin_prompt(s, id, resolved));
+        return ref;
+      },
+      [this](std::string ref) { emit promptPinned(QString::fromStdString(ref)); });
 }
 
 }  // namespace hearth::app

@@ -3,7 +3,9 @@
 // and the conversation list's operations. Talks to the store through the
 // StorageService (storage thread) and to whatever answers through a
 // ChatBackend (the local engine's EngineBridge, or a fake in tests); owns no
-// widgets, so tests drive it without a window or a model.
+// widgets, so tests drive it without a window or a model. What a turn is
+// (the pinned prompt version, the request, what is recorded) is
+// conversation/'s: the controller runs its steps on the right threads.
 #pragma once
 
 #include <QObject>
@@ -13,6 +15,8 @@
 #include <string>
 
 #include "app/engine_types.h"
+#include "conversation/recorder.h"
+#include "conversation/turn.h"
 #include "store/records.h"
 
 namespace hearth::app {
@@ -27,7 +31,8 @@ class ChatController : public QObject {
   Q_OBJECT
 
  public:
-  static constexpr int kSaveIntervalMs = 500;  // a streaming answer reaches the disk at least this often
+  // A streaming answer reaches the disk at least this often.
+  static constexpr int kSaveIntervalMs = conversation::kSaveIntervalMs;
 
   ChatController(StorageService* storage, ChatBackend* backend, QObject* parent = nullptr);
   ~ChatController() override;  // a streaming answer is finished with the text shown so far
@@ -55,6 +60,10 @@ class ChatController : public QObject {
   void deleteConversation(qint64 id);
   void restoreConversation(qint64 id);
   void search(const QString& text);
+  // Pins a prompt version or label ("NAME", "NAME@3", "NAME@production"; ""
+  // unpins) to the open conversation; with none open yet, the first send
+  // applies and pins it. Applies from the next message on.
+  void pinPrompt(const QString& reference);
 
  signals:
   void conversationOpened(qint64 id);
@@ -66,22 +75,22 @@ class ChatController : public QObject {
   // A message could not be saved (full disk, read-only database): its text,
   // for the input box to take back so that nothing typed is lost.
   void unsentText(const QString& text);
+  // The open conversation's pin changed (pinPrompt, or opening another one): "" when none.
+  void promptPinned(const QString& reference);
 
  private:
   struct Streaming {
     store::Id message_id = 0;
     store::Id conversation_id = 0;
-    std::string unsaved;  // text not yet handed to the store
-    store::TimeMs started_ms = 0;
-    SamplingParams sampling;  // as sent, seed included
+    conversation::AnswerRecorder recorder;  // the text not yet handed to the store, the record to be
   };
   void showPath(ConversationPath path);
-  void startAnswer(ConversationPath path, store::Id answer_id);
+  void startAnswer(conversation::PreparedTurn turn, ConversationPath path, const std::string& model_sha256);
+  conversation::TurnSettings turnSettings() const;
   void onTokens(qint64 tag, const QString& text);
   void onFinished(const GenerationDone& done);
   void saveStreaming();
   bool refuseWhileBusy();
-  store::GenerationRecord makeRecord(const GenerationDone& done) const;
 
   StorageService* storage_;
   ChatBackend* backend_;
@@ -94,6 +103,7 @@ class ChatController : public QObject {
   QTimer save_timer_;
   SamplingParams sampling_;
   int max_tokens_ = 1024;
+  QString next_prompt_;  // pinned by the first send of a new conversation
 };
 
 // A conversation's title from its first message: the first line, at most 48 characters.

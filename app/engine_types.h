@@ -6,6 +6,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "hearth/engine.h"
@@ -34,6 +35,7 @@ struct GenerationRequest {
   std::vector<ChatTurn> turns;
   SamplingParams sampling;
   int max_tokens = 256;
+  std::vector<std::string> stop;  // stop strings (the prompt version's)
 };
 
 struct GenerationDone {

@@ -90,6 +90,7 @@ void EngineWorker::generate(const GenerationRequest& request) {
   engine_request.messages = request.turns;
   engine_request.sampling = request.sampling;
   engine_request.max_tokens = request.max_tokens;
+  engine_request.stop_strings = request.stop;
   // The engine thread only posts a wake-up; the worker drains on its own thread.
   auto sink = std::make_shared<BatchingSink>(
       [this] { QMetaObject::invokeMethod(this, &EngineWorker::flush, Qt::QueuedConnection); });

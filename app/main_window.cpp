@@ -20,6 +20,7 @@
 #include "app/log_model.h"
 #include "app/model_bar.h"
 #include "app/perf_dock.h"
+#include "app/prompt_library_panel.h"
 #include "app/stats_history_model.h"
 #include "app/storage_service.h"
 #include "engine/core/log.h"
@@ -119,6 +120,11 @@ void MainWindow::buildDocks() {
   log_dock_->setWidget(log_view);
   addDockWidget(Qt::BottomDockWidgetArea, log_dock_);
   log_dock_->hide();
+  prompt_dock_ = new QDockWidget(tr("Prompts"), this);
+  prompt_dock_->setObjectName(QStringLiteral("promptDock"));
+  prompt_dock_->setWidget(new PromptLibraryPanel(storage_.get(), controller_.get(), prompt_dock_));
+  addDockWidget(Qt::RightDockWidgetArea, prompt_dock_);
+  prompt_dock_->hide();
   resizeDocks({conversations_}, {240}, Qt::Horizontal);
 }
 

@@ -91,6 +91,7 @@ class MainWindow : public QMainWindow {
   ConversationDock* conversations_ = nullptr;
   PerfDock* perf_dock_ = nullptr;
   QDockWidget* log_dock_ = nullptr;
+  QDockWidget* prompt_dock_ = nullptr;  // the prompt library (PromptLibraryPanel)
   QActionGroup* theme_group_ = nullptr;
   Theme theme_ = Theme::kSystem;
   qint64 restore_conversation_ = 0;  // opened once the store is ready

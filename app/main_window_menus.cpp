@@ -52,7 +52,9 @@ void MainWindow::buildMenus() {
   show_perf->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
   QAction* show_log = log_dock_->toggleViewAction();
   show_log->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
-  view->addActions({show_conversations, show_perf, show_log});
+  QAction* show_prompts = prompt_dock_->toggleViewAction();
+  show_prompts->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Y));
+  view->addActions({show_conversations, show_perf, show_log, show_prompts});
   view->addSeparator();
   QMenu* theme = view->addMenu(tr("&Theme"));
   theme_group_ = new QActionGroup(this);

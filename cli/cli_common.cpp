@@ -40,7 +40,8 @@ void fail(const std::string& message) {
 
 std::string read_text_file(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Failure{path + " is a directory, not a file", 1, "invalid_argument"};
+  if (std::filesystem::is_directory(path, ec))
+    throw Failure{path + " is a directory, not a file", 1, "invalid_argument"};
   if (!std::filesystem::exists(path, ec)) throw Failure{"cannot read " + path + ": no such file", 1, "not_found"};
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Failure{"cannot read " + path, 1, "io"};

@@ -53,5 +53,10 @@ void add_perplexity_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 void add_chat_command(CLI::App& app);
 void add_estimate_command(CLI::App& app);
+void add_prompts_command(CLI::App& app);  // cmd_prompts.cpp
+void add_history_command(CLI::App& app);  // cmd_history.cpp
+void add_export_commands(CLI::App& app);  // cmd_export.cpp: export, import
+void add_send_command(CLI::App& app);     // cmd_send.cpp
+void add_rerun_command(CLI::App& app);    // cmd_rerun.cpp
 
 }  // namespace hearth::cli

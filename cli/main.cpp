@@ -41,6 +41,15 @@ int main(int argc, char** argv) {
   hearth::cli::add_chat_command(app);
   hearth::cli::add_perplexity_command(app);
   hearth::cli::add_estimate_command(app);
+#ifdef HEARTH_CLI_HAVE_CONVERSATION
+  hearth::cli::add_send_command(app);
+  hearth::cli::add_rerun_command(app);
+#endif
+#ifdef HEARTH_CLI_HAVE_STORE
+  hearth::cli::add_prompts_command(app);
+  hearth::cli::add_history_command(app);
+  hearth::cli::add_export_commands(app);
+#endif
   const bool json = wants_json(argc, argv);
   try {
     app.parse(argc, argv);

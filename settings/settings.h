@@ -71,6 +71,13 @@ std::string to_json_text(const Settings& settings);
 // path, else $HOME/.config/hearth/settings.json; kNotFound when neither is set.
 Result<std::filesystem::path> default_settings_path();
 
+// The app's conversation database, where Qt's AppDataLocation puts it for
+// organisation "hearth" and application "hearth" (app/storage_service.cpp):
+// $XDG_DATA_HOME/hearth/hearth/hearth.db when XDG_DATA_HOME is an absolute
+// path, else $HOME/.local/share/hearth/hearth/hearth.db; kNotFound when
+// neither is set. Front ends without Qt (hearth-cli) use it as their default.
+Result<std::filesystem::path> default_database_path();
+
 // A missing file gives the defaults without warnings (first start). A corrupt
 // one gives the defaults and a warning, and is copied to "<path>.corrupt" first
 // so the next save does not destroy what the user had. kIo when the file

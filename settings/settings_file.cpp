@@ -61,6 +61,15 @@ Result<fs::path> default_settings_path() {
   return make_error(ErrorCode::kNotFound, "neither XDG_CONFIG_HOME nor HOME is set: no folder for settings.json");
 }
 
+Result<fs::path> default_database_path() {
+  const char* xdg = std::getenv("XDG_DATA_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return fs::path(xdg) / "hearth" / "hearth" / "hearth.db";
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && home[0] != '\0')
+    return fs::path(home) / ".local" / "share" / "hearth" / "hearth" / "hearth.db";
+  return make_error(ErrorCode::kNotFound, "neither XDG_DATA_HOME nor HOME is set: no folder for the database");
+}
+
 Result<LoadedSettings> load_settings(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return LoadedSettings{};  // first start

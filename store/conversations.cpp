@@ -82,8 +82,10 @@ StoreResult<void> Store::set_archived(Id id, bool archived) {
 
 StoreResult<void> Store::set_prompt_version(Id id, std::optional<Id> prompt_version_id) {
   return impl_->write("pinning a prompt version to " + conversation_label(id), [&] {
-    return update_one(impl_->db, "UPDATE conversations SET prompt_version_id = ? WHERE id = ?", id,
-                      [&](sql::Statement& s) { s.bind(1, prompt_version_id).bind(2, id); });
+    return update_one(impl_->db,
+                      "UPDATE conversations SET prompt_version_id = ?, label_prompt_id = NULL, prompt_label = NULL "
+                      "WHERE id = ?",
+                      id, [&](sql::Statement& s) { s.bind(1, prompt_version_id).bind(2, id); });
   });
 }
 

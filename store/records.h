@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ struct Conversation {
   std::optional<TimeMs> deleted_ms{};  // set while in the trash (restore_conversation undoes it)
   std::optional<Id> current_leaf_id{};
   std::optional<Id> prompt_version_id{};  // the pinned system prompt version
+  // Or a pinned label (schema 2): prompt_label of prompt label_prompt_id,
+  // resolved at send time. At most one of the two pins is set.
+  std::optional<Id> label_prompt_id{};
+  std::string prompt_label{};  // empty: no label pinned
 };
 
 struct Message {
@@ -55,8 +60,22 @@ struct Siblings {
 
 struct Prompt {
   Id id = 0;
-  std::string name{};
+  std::string name{};  // unique (schema 2)
   TimeMs created_ms = 0;
+  bool archived = false;   // hidden from lists; its versions stay and stay referenced
+  int latest_version = 0;  // 0: no version yet
+};
+
+// The model configuration saved with a prompt version. Each field unset means
+// "not set by the prompt": the conversation's or the app's setting applies.
+struct PromptConfig {
+  std::optional<double> temperature{};
+  std::optional<double> top_p{};
+  std::optional<std::int64_t> top_k{};
+  std::optional<double> min_p{};
+  std::optional<std::int64_t> max_tokens{};
+  std::optional<std::vector<std::string>> stop{};  // stop strings
+  bool operator==(const PromptConfig&) const = default;
 };
 
 struct PromptVersion {
@@ -66,7 +85,40 @@ struct PromptVersion {
   std::string text{};
   std::string note{};
   TimeMs created_ms = 0;
+  PromptConfig config{};                  // schema 2; old versions have none set
+  std::optional<Id> source_version_id{};  // a revert: the version it copies
 };
+
+// What a new version holds (the store numbers and dates it).
+struct NewPromptVersion {
+  std::string text{};
+  std::string note{};
+  PromptConfig config{};
+};
+
+// The label `latest` is kept on the newest version by the store itself; other
+// labels (`production`, ...) are set and moved by the user.
+inline constexpr const char* kLatestLabel = "latest";
+
+struct PromptLabel {
+  Id prompt_id = 0;
+  std::string label{};
+  Id version_id = 0;
+  int version = 0;  // the version number version_id has
+  TimeMs updated_ms = 0;
+};
+
+// A prompt reference resolved to one version: "NAME" (its latest), "NAME@3",
+// "NAME@production".
+struct ResolvedPrompt {
+  Prompt prompt{};
+  PromptVersion version{};
+  std::string label{};  // the label it went through; empty for "NAME@3"
+};
+
+// Thumbs on an assistant message. Stored as -1 / 1 (no row: kNone): do not change.
+enum class Rating { kNone = 0, kUp = 1, kDown = -1 };
+const char* to_string(Rating rating);  // "none", "up", "down"
 
 // Sampling settings as recorded (the engine's SamplingParams, field by field).
 struct SamplingRecord {
@@ -103,6 +155,14 @@ struct GenerationRecord {
   std::string finish_reason{};  // the engine's: "stop", "length", "cancelled", "error"
   TimeMs started_ms = 0;
   TimeMs finished_ms = 0;
+  // Schema 2 (older rows read as the defaults).
+  std::string system_text{};                       // the exact system text sent (a prompt version rendered)
+  std::map<std::string, std::string> variables{};  // the {{variables}} filled in it
+  std::string prompt_label{};                      // the label resolved to prompt_version_id; empty: none
+  double itl_p99_ms = 0;
+  std::int64_t max_tokens = 0;      // the request's limit; 0: none recorded
+  std::vector<std::string> stop{};  // the request's stop strings
+  std::string model_name{};         // shown in history; empty: the model file's name, .gguf dropped
 };
 
 // One conversation found by search, with the best-ranked matching text.

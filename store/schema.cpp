@@ -118,8 +118,111 @@ CREATE TRIGGER conversations_fts_update AFTER UPDATE OF title ON conversations B
 END;
 )sql";
 
+// Version 2 (issue 15): versioned prompt configuration, labels, archived
+// prompts, label pins, richer generation records, ratings, experiments, and
+// the indexes the history view needs.
+constexpr const char* kSchemaV2 = R"sql(
+-- Version 1 allowed two prompts of one name; names are unique from now on.
+UPDATE prompts SET name = name || ' (' || id || ')'
+  WHERE id NOT IN (SELECT min(id) FROM prompts GROUP BY name);
+CREATE UNIQUE INDEX prompts_by_name ON prompts(name);
+ALTER TABLE prompts ADD COLUMN archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1));
+
+-- The model configuration versioned with the text; NULL: not set by the prompt.
+ALTER TABLE prompt_versions ADD COLUMN temperature REAL;
+ALTER TABLE prompt_versions ADD COLUMN top_p REAL;
+ALTER TABLE prompt_versions ADD COLUMN top_k INTEGER;
+ALTER TABLE prompt_versions ADD COLUMN min_p REAL;
+ALTER TABLE prompt_versions ADD COLUMN max_tokens INTEGER;
+ALTER TABLE prompt_versions ADD COLUMN stop_json TEXT;  -- a JSON array of strings
+ALTER TABLE prompt_versions ADD COLUMN source_version_id INTEGER REFERENCES prompt_versions(id);  -- a revert's original
+
+-- Movable names for versions. 'latest' follows the newest version (trigger).
+CREATE TABLE prompt_labels (
+  prompt_id   INTEGER NOT NULL REFERENCES prompts(id),
+  label       TEXT NOT NULL CHECK (label <> ''),
+  version_id  INTEGER NOT NULL REFERENCES prompt_versions(id),
+  updated_ms  INTEGER NOT NULL,
+  PRIMARY KEY (prompt_id, label)
+) WITHOUT ROWID;
+CREATE TRIGGER prompt_labels_same_prompt_insert BEFORE INSERT ON prompt_labels
+WHEN (SELECT prompt_id FROM prompt_versions WHERE id = new.version_id) IS NOT new.prompt_id
+BEGIN SELECT RAISE(ABORT, 'a label points at a version of its own prompt'); END;
+CREATE TRIGGER prompt_labels_same_prompt_update BEFORE UPDATE ON prompt_labels
+WHEN (SELECT prompt_id FROM prompt_versions WHERE id = new.version_id) IS NOT new.prompt_id
+BEGIN SELECT RAISE(ABORT, 'a label points at a version of its own prompt'); END;
+CREATE TRIGGER prompt_versions_latest AFTER INSERT ON prompt_versions BEGIN
+  INSERT INTO prompt_labels (prompt_id, label, version_id, updated_ms)
+    VALUES (new.prompt_id, 'latest', new.id, new.created_ms)
+    ON CONFLICT (prompt_id, label) DO UPDATE SET version_id = excluded.version_id, updated_ms = excluded.updated_ms
+    WHERE excluded.version_id > version_id;
+END;
+INSERT INTO prompt_labels (prompt_id, label, version_id, updated_ms)
+  SELECT v.prompt_id, 'latest', v.id, v.created_ms FROM prompt_versions v
+  WHERE v.version = (SELECT max(version) FROM prompt_versions w WHERE w.prompt_id = v.prompt_id);
+
+-- A conversation pins a version (prompt_version_id) or a label, resolved at send time.
+ALTER TABLE conversations ADD COLUMN label_prompt_id INTEGER REFERENCES prompts(id);
+ALTER TABLE conversations ADD COLUMN prompt_label TEXT;
+
+ALTER TABLE generations ADD COLUMN system_text TEXT NOT NULL DEFAULT '';
+ALTER TABLE generations ADD COLUMN variables_json TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE generations ADD COLUMN prompt_label TEXT NOT NULL DEFAULT '';
+ALTER TABLE generations ADD COLUMN itl_p99_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE generations ADD COLUMN max_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE generations ADD COLUMN stop_json TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE generations ADD COLUMN model_name TEXT NOT NULL DEFAULT '';
+UPDATE generations SET model_name = model_path;
+CREATE INDEX generations_by_version ON generations(prompt_version_id);
+CREATE INDEX generations_by_model ON generations(model_name);
+CREATE INDEX generations_by_model_path ON generations(model_path);
+CREATE INDEX generations_by_quantization ON generations(quantization);
+CREATE INDEX generations_by_finish ON generations(finish_reason);
+
+-- History: user messages newest first, each with its newest answer, kept in
+-- answer_id by a trigger (a regeneration moves it), so a history row joins by
+-- primary keys only.
+CREATE INDEX messages_by_role_time ON messages(role, created_ms DESC, id DESC);
+CREATE INDEX messages_children ON messages(parent_id, role, id);
+ALTER TABLE messages ADD COLUMN answer_id INTEGER;
+UPDATE messages SET answer_id =
+  (SELECT max(x.id) FROM messages x WHERE x.parent_id = messages.id AND x.role = 'assistant')
+  WHERE role = 'user';
+CREATE TRIGGER messages_newest_answer AFTER INSERT ON messages
+WHEN new.role = 'assistant' AND new.parent_id IS NOT NULL BEGIN
+  UPDATE messages SET answer_id = new.id WHERE id = new.parent_id AND (answer_id IS NULL OR answer_id < new.id);
+END;
+
+-- One thumb per assistant message: 1 up, -1 down (no row: not rated).
+CREATE TABLE ratings (
+  message_id  INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+  rating      INTEGER NOT NULL CHECK (rating IN (-1, 1)),
+  updated_ms  INTEGER NOT NULL
+);
+CREATE INDEX ratings_by_rating ON ratings(rating);
+
+-- Past prompts run against two prompt versions; one result row per (prompt, version).
+CREATE TABLE experiments (
+  id             INTEGER PRIMARY KEY,
+  name           TEXT NOT NULL,
+  version_a_id   INTEGER NOT NULL REFERENCES prompt_versions(id),
+  version_b_id   INTEGER NOT NULL REFERENCES prompt_versions(id),
+  created_ms     INTEGER NOT NULL,
+  settings_json  TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE experiment_results (
+  id                 INTEGER PRIMARY KEY,
+  experiment_id      INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  source_message_id  INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+  version_id         INTEGER NOT NULL REFERENCES prompt_versions(id),
+  answer_message_id  INTEGER REFERENCES messages(id) ON DELETE SET NULL
+);
+CREATE INDEX experiment_results_by_experiment ON experiment_results(experiment_id, id);
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1},
+    Migration{2, kSchemaV2},
 };
 
 }  // namespace

@@ -8,8 +8,6 @@
 
 namespace hearth::store {
 
-namespace {
-
 // Each whitespace-separated word becomes a quoted prefix term ("word"*), so
 // user text is never parsed as FTS5 syntax. Terms are ANDed. Empty: no terms.
 std::string fts_query(std::string_view text) {
@@ -31,6 +29,8 @@ std::string fts_query(std::string_view text) {
   }
   return query;
 }
+
+namespace {
 
 // Message hits rank before title hits; within each, bm25 (lower is better).
 constexpr std::string_view kSearchSql =

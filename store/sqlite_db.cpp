@@ -96,6 +96,10 @@ Statement& Statement::bind(int index, std::optional<std::int64_t> value) {
   return value ? bind(index, *value) : bind_null(index);
 }
 
+Statement& Statement::bind(int index, std::optional<double> value) {
+  return value ? bind(index, *value) : bind_null(index);
+}
+
 Statement& Statement::bind_null(int index) {
   sqlite3_bind_null(stmt_, index);
   return *this;

@@ -39,6 +39,7 @@ class Statement {
   Statement& bind(int index, double value);
   Statement& bind(int index, std::string_view text);
   Statement& bind(int index, std::optional<std::int64_t> value);  // nullopt binds NULL
+  Statement& bind(int index, std::optional<double> value);        // nullopt binds NULL
   Statement& bind_null(int index);
 
   // True while a row is available; false once the statement is done.

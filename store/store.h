@@ -36,7 +36,9 @@
 #include <vector>
 
 #include "store/records.h"
+#include "store/review_records.h"
 #include "store/store_error.h"
+#include "store/word_diff.h"
 
 namespace hearth::store {
 
@@ -102,7 +104,14 @@ class Store {
   StoreResult<std::vector<Conversation>> list_conversations(const ListOptions& options = {});
   StoreResult<void> rename_conversation(Id id, std::string_view title);
   StoreResult<void> set_archived(Id id, bool archived);
+  // Pins a prompt version (nullopt: none) and clears a pinned label.
   StoreResult<void> set_prompt_version(Id id, std::optional<Id> prompt_version_id);
+  // Pins a label of a prompt, resolved at each send; clears a pinned version.
+  // The label need not exist yet (kNotFound for an unknown prompt).
+  StoreResult<void> pin_prompt_label(Id id, Id prompt_id, std::string_view label);
+  // The conversation's pin resolved now: its version, or its label's current
+  // version (kNotFound naming the label when it no longer exists). nullopt: no pin.
+  StoreResult<std::optional<ResolvedPrompt>> resolve_conversation_prompt(Id id);
   // Soft delete (undo with restore_conversation); purge_deleted removes them for good.
   StoreResult<void> delete_conversation(Id id);
   StoreResult<void> restore_conversation(Id id);
@@ -135,12 +144,73 @@ class Store {
   StoreResult<Id> switch_branch(Id message_id);
 
   // Prompts -----------------------------------------------------------------
+  // Names are unique and not empty (kInvalidArgument naming a taken one).
   StoreResult<Id> create_prompt(std::string_view name);
-  StoreResult<std::vector<Prompt>> list_prompts();
-  // Versions are never updated: each edit appends the next version.
+  // A prompt and its version 1 in one transaction.
+  StoreResult<PromptVersion> add_prompt(std::string_view name, const NewPromptVersion& first);
+  // Sorted by name; archived ones only with include_archived.
+  StoreResult<std::vector<Prompt>> list_prompts(bool include_archived = true);
+  StoreResult<Prompt> get_prompt(Id prompt_id);
+  StoreResult<Prompt> find_prompt(std::string_view name);  // kNotFound: "no prompt named ..."
+  // Versions are never updated or deleted (API and SQL triggers): each edit
+  // appends the next version, and `latest` moves to it.
   StoreResult<PromptVersion> add_prompt_version(Id prompt_id, std::string_view text, std::string_view note = {});
+  StoreResult<PromptVersion> add_prompt_version(Id prompt_id, const NewPromptVersion& version);
   StoreResult<std::vector<PromptVersion>> list_prompt_versions(Id prompt_id);  // version 1 first
   StoreResult<PromptVersion> get_prompt_version(Id id);
+  // kNotFound naming the prompt and version number.
+  StoreResult<PromptVersion> find_prompt_version(Id prompt_id, int version);
+  // A new version with the text, note and configuration of `version`
+  // (source_version_id records it); `note` empty: "revert to version N".
+  StoreResult<PromptVersion> revert_prompt(Id prompt_id, int version, std::string_view note = {});
+  // Archiving hides a prompt from list_prompts(false); nothing is deleted.
+  StoreResult<void> set_prompt_archived(Id prompt_id, bool archived);
+
+  // Labels: movable names for versions. kInvalidArgument for `latest` (the
+  // store moves it), an empty label, one with '@' or whitespace, or all digits
+  // (NAME@3 means version 3); for a version of another prompt.
+  StoreResult<void> set_prompt_label(Id prompt_id, std::string_view label, Id version_id);
+  StoreResult<void> remove_prompt_label(Id prompt_id, std::string_view label);
+  StoreResult<std::vector<PromptLabel>> list_prompt_labels(Id prompt_id);  // sorted by label
+  StoreResult<PromptVersion> resolve_prompt_label(Id prompt_id, std::string_view label);
+  // "NAME", "NAME@VERSION" or "NAME@LABEL" (NAME alone: its latest version).
+  // The last '@' separates; kNotFound naming the prompt, version or label.
+  StoreResult<ResolvedPrompt> resolve_prompt(std::string_view reference);
+
+  // word_diff of two versions' texts (any two, of any prompts).
+  StoreResult<std::vector<DiffOp>> diff_prompt_versions(Id old_version_id, Id new_version_id);
+  // Over the generations recorded with the version.
+  StoreResult<VersionMetrics> version_metrics(Id version_id);
+
+  // Ratings -----------------------------------------------------------------
+  // Thumbs up/down on an assistant message (kInvalidArgument for another
+  // role); kNone removes it. Changeable at any time.
+  StoreResult<void> set_rating(Id message_id, Rating rating);
+  StoreResult<Rating> get_rating(Id message_id);
+
+  // History -----------------------------------------------------------------
+  // Every user message sent, filtered and sorted (newest first by default).
+  StoreResult<std::vector<HistoryEntry>> history(const HistoryQuery& query);
+  // How many rows history(query) has without limit and offset.
+  StoreResult<std::int64_t> history_count(const HistoryQuery& query);
+
+  // Experiments -------------------------------------------------------------
+  StoreResult<Id> create_experiment(const NewExperiment& experiment);
+  StoreResult<Id> add_experiment_result(Id experiment_id, const ExperimentResult& result);
+  StoreResult<Experiment> get_experiment(Id experiment_id);  // with its results
+  StoreResult<std::vector<Experiment>> list_experiments();   // newest first, without results
+
+  // Export / import ---------------------------------------------------------
+  // JSON documents: {"format": "hearth-export", "version": 1, "prompts": [...],
+  // "conversations": [...], "experiments": [...]} (store/export_json.cpp
+  // documents the fields). One conversation brings the prompts it refers to.
+  StoreResult<std::string> export_json(const ExportOptions& options = {});
+  // The conversation's current branch as Markdown, with each answer's model and timings.
+  StoreResult<std::string> export_markdown(Id conversation_id);
+  // Adds everything in an export document, in one transaction (all or
+  // nothing). Ids taken here are remapped (and references with them); prompt
+  // names taken here get a suffix. kInvalidArgument naming what is malformed.
+  StoreResult<ImportSummary> import_json(std::string_view json);
 
   // Generations -------------------------------------------------------------
   // One per assistant message (kInvalidArgument for a second one).

@@ -4,6 +4,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -55,18 +56,39 @@ struct Store::Impl {
 inline constexpr std::string_view kMessageColumns =
     "id, conversation_id, parent_id, role, content, state, created_ms, updated_ms";
 inline constexpr std::string_view kConversationColumns =
-    "id, title, created_ms, updated_ms, archived, deleted_ms, current_leaf_id, prompt_version_id";
+    "id, title, created_ms, updated_ms, archived, deleted_ms, current_leaf_id, prompt_version_id, label_prompt_id, "
+    "prompt_label";
+inline constexpr std::string_view kVersionColumns =
+    "id, prompt_id, version, text, note, created_ms, temperature, top_p, top_k, min_p, max_tokens, stop_json, "
+    "source_version_id";
+inline constexpr std::string_view kPromptColumns =
+    "id, name, created_ms, archived, (SELECT coalesce(max(version), 0) FROM prompt_versions v WHERE v.prompt_id = "
+    "prompts.id)";
 
 Message read_message(const sql::Statement& row);
 Conversation read_conversation(const sql::Statement& row);
-PromptVersion read_prompt_version(const sql::Statement& row);  // id, prompt_id, version, text, note, created_ms
+PromptVersion read_prompt_version(const sql::Statement& row);  // kVersionColumns
+Prompt read_prompt(const sql::Statement& row);                 // kPromptColumns
 
 // Loads one message; kNotFound naming the id when it does not exist.
 StoreResult<Message> load_message(sql::Db& db, Id id);
+// Loads one prompt / version; kNotFound naming the id.
+StoreResult<Prompt> load_prompt(sql::Db& db, Id id);
+StoreResult<PromptVersion> load_version(sql::Db& db, Id id);
+// Version `version` of a prompt; kNotFound naming the prompt and the number.
+StoreResult<PromptVersion> load_version_number(sql::Db& db, const Prompt& prompt, int version);
+// The version a label of a prompt points at; kNotFound naming both.
+StoreResult<PromptVersion> load_label(sql::Db& db, const Prompt& prompt, std::string_view label);
 // kNotFound unless the conversation exists (soft-deleted ones exist).
 StoreResult<void> require_conversation(sql::Db& db, Id id);
+// The generations table's columns, each prefixed ("g." for a join), in the
+// order read_generation reads them from column `first`.
+std::string generation_columns(std::string_view prefix);
+GenerationRecord read_generation(const sql::Statement& row, int first);
 // Inserts a generation row for record.message_id (inside the caller's transaction).
 StoreResult<Id> insert_generation(sql::Db& db, const GenerationRecord& record);
+// User text as an FTS5 query: every word a quoted prefix term, ANDed ("" when none).
+std::string fts_query(std::string_view text);
 // Moves the conversation's current leaf and its activity time.
 StoreResult<void> set_leaf(sql::Db& db, Id conversation_id, Id leaf_id, TimeMs now);
 

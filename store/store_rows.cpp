@@ -1,5 +1,6 @@
 #include <string>
 
+#include "store/json_text.h"
 #include "store/store_impl.h"
 
 namespace hearth::store {
@@ -44,6 +45,18 @@ const char* to_string(MessageState state) {
   return "complete";
 }
 
+const char* to_string(Rating rating) {
+  switch (rating) {
+    case Rating::kUp:
+      return "up";
+    case Rating::kDown:
+      return "down";
+    case Rating::kNone:
+      return "none";
+  }
+  return "none";
+}
+
 Message read_message(const sql::Statement& row) {
   Message m;
   m.id = row.int64(0);
@@ -67,7 +80,19 @@ Conversation read_conversation(const sql::Statement& row) {
   c.deleted_ms = row.optional_int64(5);
   c.current_leaf_id = row.optional_int64(6);
   c.prompt_version_id = row.optional_int64(7);
+  c.label_prompt_id = row.optional_int64(8);
+  c.prompt_label = row.text(9);
   return c;
+}
+
+Prompt read_prompt(const sql::Statement& row) {
+  Prompt p;
+  p.id = row.int64(0);
+  p.name = row.text(1);
+  p.created_ms = row.int64(2);
+  p.archived = row.int64(3) != 0;
+  p.latest_version = static_cast<int>(row.int64(4));
+  return p;
 }
 
 PromptVersion read_prompt_version(const sql::Statement& row) {
@@ -78,6 +103,14 @@ PromptVersion read_prompt_version(const sql::Statement& row) {
   v.text = row.text(3);
   v.note = row.text(4);
   v.created_ms = row.int64(5);
+  auto real = [&](int c) { return row.is_null(c) ? std::nullopt : std::optional<double>(row.real(c)); };
+  v.config.temperature = real(6);
+  v.config.top_p = real(7);
+  v.config.top_k = row.optional_int64(8);
+  v.config.min_p = real(9);
+  v.config.max_tokens = row.optional_int64(10);
+  if (!row.is_null(11)) v.config.stop = strings_from_json(row.text(11));
+  v.source_version_id = row.optional_int64(12);
   return v;
 }
 

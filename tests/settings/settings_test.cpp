@@ -234,5 +234,23 @@ TEST(Settings, DefaultPathFollowsXdgThenHome) {
   if (old_home) setenv("HOME", saved_home.c_str(), 1);
 }
 
+// The same folder as the app's QStandardPaths::AppDataLocation ("hearth/hearth").
+TEST(Settings, DefaultDatabasePathFollowsXdgDataThenHome) {
+  const char* old_xdg = std::getenv("XDG_DATA_HOME");
+  const char* old_home = std::getenv("HOME");
+  const std::string saved_xdg = old_xdg ? old_xdg : "", saved_home = old_home ? old_home : "";
+  setenv("XDG_DATA_HOME", "/xdg/data", 1);
+  setenv("HOME", "/home/u", 1);
+  EXPECT_EQ(*default_database_path(), fs::path("/xdg/data/hearth/hearth/hearth.db"));
+  setenv("XDG_DATA_HOME", "relative/ignored", 1);
+  EXPECT_EQ(*default_database_path(), fs::path("/home/u/.local/share/hearth/hearth/hearth.db"));
+  unsetenv("XDG_DATA_HOME");
+  EXPECT_EQ(*default_database_path(), fs::path("/home/u/.local/share/hearth/hearth/hearth.db"));
+  unsetenv("HOME");
+  EXPECT_EQ(default_database_path().error().code, ErrorCode::kNotFound);
+  if (old_xdg) setenv("XDG_DATA_HOME", saved_xdg.c_str(), 1);
+  if (old_home) setenv("HOME", saved_home.c_str(), 1);
+}
+
 }  // namespace
 }  // namespace hearth::settings

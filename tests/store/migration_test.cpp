@@ -26,6 +26,48 @@ std::vector<Fixture> fixtures() {
   std::vector<Fixture> f;
   // Version 0: a new, empty file.
   f.push_back({[](sql::Db&) {}, [](Store& s) { EXPECT_TRUE(s.list_conversations()->empty()); }});
+  // Version 1: two prompts of one name (allowed then), versions, a pinned
+  // conversation with an answer and its generation.
+  f.push_back({[](sql::Db& db) {
+                 ASSERT_TRUE(db.exec(R"sql(
+      INSERT INTO prompts (id, name, created_ms) VALUES (1, 'Pirate', 10), (2, 'Pirate', 11);
+      INSERT INTO prompt_versions (id, prompt_id, version, text, note, created_ms)
+        VALUES (1, 1, 1, 'Arr.', '', 12), (2, 1, 2, 'Arr!', 'louder', 13), (3, 2, 1, 'Yo ho.', '', 14);
+      INSERT INTO conversations (id, title, created_ms, updated_ms, prompt_version_id) VALUES (1, 'Old', 15, 17, 2);
+      INSERT INTO messages (id, conversation_id, parent_id, role, content, state, created_ms, updated_ms)
+        VALUES (1, 1, NULL, 'user', 'ahoy', 'complete', 16, 16), (2, 1, 1, 'assistant', 'arr', 'complete', 17, 17);
+      UPDATE conversations SET current_leaf_id = 2;
+      INSERT INTO generations (message_id, prompt_version_id, model_path, model_sha256, quantization, kv_precision,
+        device, temperature, top_k, top_p, min_p, repeat_penalty, frequency_penalty, presence_penalty, penalty_last_n,
+        seed, prompt_tokens, cached_tokens, generated_tokens, ttft_ms, prefill_tok_s, decode_tok_s, itl_p50_ms,
+        itl_p95_ms, peak_memory_bytes, finish_reason, started_ms, finished_ms)
+        VALUES (2, 2, '/m/smol.gguf', 'ab', 'Q4_1', 'f16', 'cpu', 0.7, 40, 0.9, 0.05, 1.1, 0, 0, 64, 7, 5, 0, 1, 12.5,
+                100, 50, 20, 30, 1000, 'stop', 16, 17);
+    )sql")
+                                 .ok());
+               },
+               [](Store& s) {
+                 auto prompts = s.list_prompts();
+                 ASSERT_TRUE(prompts.ok());
+                 ASSERT_EQ(prompts->size(), 2u);
+                 EXPECT_EQ((*prompts)[0].name, "Pirate");
+                 EXPECT_EQ((*prompts)[1].name, "Pirate (2)");  // names are unique from version 2 on
+                 EXPECT_EQ((*prompts)[0].latest_version, 2);
+                 auto latest = s.resolve_prompt("Pirate");
+                 ASSERT_TRUE(latest.ok()) << latest.error().describe();
+                 EXPECT_EQ(latest->version.id, 2);  // `latest` was set on the newest version
+                 EXPECT_EQ(latest->version.config, PromptConfig{});
+                 auto g = s.get_generation(2);
+                 ASSERT_TRUE(g.ok() && g->has_value());
+                 EXPECT_EQ((*g)->model_name, "/m/smol.gguf");
+                 EXPECT_EQ((*g)->prompt_version_id, 2);
+                 EXPECT_TRUE((*g)->system_text.empty());
+                 auto history = s.history({});
+                 ASSERT_TRUE(history.ok() && history->size() == 1u);
+                 EXPECT_EQ(history->front().answer_message_id, 2);  // answer_id was filled in
+                 EXPECT_EQ(history->front().prompt_name, "Pirate");
+                 EXPECT_EQ(s.get_conversation(1)->prompt_version_id, 2);
+               }});
   return f;
 }
 

@@ -1,0 +1,97 @@
+#include "cli/turn_options.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli/store_json.h"
+#include "models/catalog.h"
+
+namespace hearth::cli {
+
+void add_turn_options(CLI::App* cmd, TurnOptions& o) {
+  o.command = cmd;
+  add_sampling_options(*cmd, o.sampling);
+  cmd->add_option("-n,--max-tokens", o.max_tokens, "Tokens to generate at most (a prompt version may set it)")
+      ->capture_default_str();
+  cmd->add_option("--stop", o.stop, "Stop string (repeatable; a prompt version may set them)");
+  cmd->add_option("--prompt", o.prompt, "Prompt version: NAME (its latest), NAME@VERSION or NAME@LABEL");
+  cmd->add_option("--var", o.variables, "A {{variable}} of the prompt: K=V (repeatable)");
+  add_database_options(cmd, o.database);
+}
+
+conversation::TurnSettings turn_settings(const TurnOptions& o) {
+  conversation::TurnSettings s;
+  s.sampling = o.sampling;
+  s.sampling.seed = 0;  // no --seed: a fresh one per answer, recorded
+  s.max_tokens = o.max_tokens;
+  const CLI::App& c = *o.command;
+  auto& ov = s.overrides;
+  if (c.count("--temp")) ov.temperature = o.sampling.temperature;
+  if (c.count("--top-k")) ov.top_k = o.sampling.top_k;
+  if (c.count("--top-p")) ov.top_p = o.sampling.top_p;
+  if (c.count("--min-p")) ov.min_p = o.sampling.min_p;
+  if (c.count("--repeat-penalty")) ov.repeat_penalty = o.sampling.repeat_penalty;
+  if (c.count("--seed")) ov.seed = o.sampling.seed;
+  if (c.count("--max-tokens")) ov.max_tokens = o.max_tokens;
+  if (c.count("--stop")) ov.stop = o.stop;
+  if (!o.prompt.empty()) s.prompt = o.prompt;
+  for (const auto& v : o.variables) {
+    auto kv = conversation::parse_variable_assignment(v);
+    if (!kv) throw Failure{"--var " + kv.error().message, 1, "invalid_argument"};
+    s.variables[kv->first] = kv->second;
+  }
+  return s;
+}
+
+void check_prompt(store::Store& store, const TurnOptions& o) {
+  if (!o.prompt.empty()) unwrap(store.resolve_prompt(o.prompt));
+}
+
+StartedModel start_model(const EngineSetup& setup) {
+  StartedModel m;
+  const std::filesystem::path path = std::filesystem::absolute(cli::unwrap(models::resolve_model(setup.model)));
+  m.engine = start_engine(setup);
+  m.identity = conversation::identify_model(path.string(), m.engine->run_info(), m.engine->model_info().name);
+  return m;
+}
+
+conversation::TurnResult run(store::Store& store, StartedModel& model, conversation::PreparedTurn turn, bool json) {
+  conversation::RunOptions options;
+  if (!json) {
+    options.on_text = [](std::string_view text) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      std::fflush(stdout);
+    };
+  }
+  auto result = unwrap(conversation::run_turn(store, *model.engine, std::move(turn), model.identity, options));
+  if (!json) std::fputs("\n", stdout);
+  if (result.reason == FinishReason::kError) {
+    fail("the engine stopped the answer (message " + std::to_string(result.turn.answer_id) +
+         " keeps what it wrote): " + result.error);
+  }
+  return result;
+}
+
+nlohmann::json turn_json(store::Store& store, const conversation::TurnResult& r) {
+  return {{"conversation_id", r.turn.conversation_id}, {"user_message_id", r.turn.user_message_id},
+          {"assistant_message_id", r.turn.answer_id},  {"text", r.text},
+          {"finish_reason", to_string(r.reason)},      {"generation", generation_json(store, r.generation)}};
+}
+
+void print_summary(const conversation::TurnResult& r) {
+  std::string prompt = "no prompt";
+  if (r.turn.prompt) {
+    prompt = "prompt " + r.turn.prompt->name + " version " + std::to_string(r.turn.prompt->version);
+    if (!r.turn.prompt->label.empty()) prompt += " (" + r.turn.prompt->label + ")";
+  }
+  const auto& g = r.generation;
+  std::fprintf(stderr,
+               "[conversation %lld: message %lld answered by %lld; %s; %lld prompt tokens (%lld cached), %lld "
+               "generated; TTFT %.1f ms; decode %.1f tok/s; %s]\n",
+               static_cast<long long>(r.turn.conversation_id), static_cast<long long>(r.turn.user_message_id),
+               static_cast<long long>(r.turn.answer_id), prompt.c_str(), static_cast<long long>(g.prompt_tokens),
+               static_cast<long long>(g.cached_tokens), static_cast<long long>(g.generated_tokens), g.ttft_ms,
+               g.decode_tok_s, g.finish_reason.c_str());
+}
+
+}  // namespace hearth::cli

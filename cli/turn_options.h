@@ -1,0 +1,57 @@
+// What `send` and `rerun` share: the options of one chat turn (the prompt and
+// its {{variables}}, sampling and limits as `generate` spells them, the
+// database), folded into conversation::TurnSettings; the model opened and
+// identified for the record; and the turn's JSON.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/engine_session.h"
+#include "cli/store_session.h"
+#include "conversation/recorder.h"
+#include "conversation/run_turn.h"
+#include "conversation/turn.h"
+
+namespace hearth::cli {
+
+struct TurnOptions {
+  EngineSetup setup;
+  SamplingParams sampling;  // generate's defaults; only the options given override a prompt version's
+  int max_tokens = 512;
+  std::vector<std::string> stop;
+  std::string prompt;                  // NAME[@VERSION|@LABEL]
+  std::vector<std::string> variables;  // K=V
+  DatabaseOptions database;
+  CLI::App* command = nullptr;
+};
+
+// --temp ... --seed, -n/--max-tokens, --stop, --prompt, --var, --database, --json.
+void add_turn_options(CLI::App* cmd, TurnOptions& options);
+
+// The settings of the options: sampling defaults, and overrides for each option given.
+conversation::TurnSettings turn_settings(const TurnOptions& options);
+
+// Fails before any model is loaded when --prompt names nothing in the store.
+void check_prompt(store::Store& store, const TurnOptions& options);
+
+struct StartedModel {
+  std::unique_ptr<Engine> engine;
+  conversation::ModelIdentity identity;
+};
+StartedModel start_model(const EngineSetup& setup);
+
+// Runs the turn, streaming the answer to stdout unless --json.
+conversation::TurnResult run(store::Store& store, StartedModel& model, conversation::PreparedTurn turn, bool json);
+
+// {"conversation_id", "user_message_id", "assistant_message_id", "text", "finish_reason", "generation"}
+nlohmann::json turn_json(store::Store& store, const conversation::TurnResult& result);
+
+// One line on stderr about the turn (without --json).
+void print_summary(const conversation::TurnResult& result);
+
+}  // namespace hearth::cli
