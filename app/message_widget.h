@@ -18,6 +18,8 @@ class QWidget;
 
 namespace hearth::app {
 
+class BlockView;
+
 struct MessageView {
   qint64 id = 0;
   QString role;  // "user", "assistant", "system"
@@ -36,6 +38,9 @@ class MessageWidget : public QFrame {
   explicit MessageWidget(QWidget* parent = nullptr);
   void setMessage(const MessageView& view);
   qint64 messageId() const { return view_.id; }
+  // Characters of Markdown or code (re)rendered since this widget was made:
+  // what streaming costs. A streamed answer adds O(new text) per update.
+  qint64 renderedCharacters() const { return rendered_chars_; }
 
  signals:
   void siblingRequested(qint64 message_id, int delta);
@@ -44,8 +49,7 @@ class MessageWidget : public QFrame {
  private:
   void buildHeader();
   void setBody(const QString& markdown);
-  QWidget* makeBlock(const MarkdownBlock& block);
-  void updateBlock(QWidget* widget, const MarkdownBlock& block);
+  void showBlock(std::size_t index, const MarkdownBlock& block);
   void beginEdit();
   void endEdit(bool save);
 
@@ -57,8 +61,11 @@ class MessageWidget : public QFrame {
   QToolButton* edit_ = nullptr;
   QToolButton* copy_ = nullptr;
   QVBoxLayout* body_ = nullptr;
-  std::vector<MarkdownBlock> blocks_;
-  std::vector<QWidget*> block_widgets_;
+  MarkdownStream stream_;
+  QString fed_;                     // the text given to stream_ so far
+  std::size_t finished_shown_ = 0;  // stream_.finished() blocks already shown (they never change)
+  std::vector<BlockView*> blocks_;  // one per block: stream_.blocks()
+  qint64 rendered_chars_ = 0;
   QLabel* stats_ = nullptr;
   QWidget* editor_ = nullptr;  // non-null while editing
   QPlainTextEdit* editor_text_ = nullptr;

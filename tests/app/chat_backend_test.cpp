@@ -9,6 +9,9 @@
 #include <QTest>
 #include <QTextBrowser>
 
+#include <algorithm>
+#include <numeric>
+
 #include "app/chat_backend.h"
 #include "app/chat_controller.h"
 #include "app/chat_model.h"
@@ -16,6 +19,7 @@
 #include "app/chat_view.h"
 #include "app/message_widget.h"
 #include "app/storage_service.h"
+#include "long_answer.h"
 #include "test_env.h"
 
 using namespace hearth::app;
@@ -155,6 +159,54 @@ class ChatBackendTest : public QObject {
     QCOMPARE(path.rows.back().message.content, std::string("Once upon"));
     QCOMPARE(path.rows.back().generation->finish_reason, std::string("cancelled"));
     QVERIFY(!shown_text(view_->messageAt(1)).contains(QStringLiteral("a time")));
+  }
+
+  // A 2,000-token answer in updates of 8 tokens (240 tok/s at the UI's 30 Hz):
+  // what each update re-renders depends on the open block, not on how much
+  // of the answer came before it.
+  void streamingCostDoesNotGrowWithTheAnswer() {
+    controller_->send(QStringLiteral("Tell me a long story"));
+    QTRY_COMPARE(backend_->requests.size(), std::size_t{1});
+    const qint64 tag = backend_->requests.front().tag;
+    const auto tokens = hearth::app::testing::long_answer_tokens(2000);
+    QTRY_COMPARE(view_->messageCount(), 2);
+    MessageWidget* answer = view_->messageAt(1);
+    std::vector<qint64> cost;  // characters re-rendered by each update
+    QString full;
+    for (std::size_t i = 0; i < tokens.size(); i += 8) {
+      QString batch;
+      for (std::size_t j = i; j < std::min(tokens.size(), i + 8); ++j) batch += tokens[j];
+      full += batch;
+      const qint64 before = answer->renderedCharacters();
+      backend_->stream(tag, batch);  // direct connections: the view has updated on return
+      cost.push_back(answer->renderedCharacters() - before);
+    }
+    QCOMPARE(view_->messageAt(1), answer);  // the same widget throughout
+    QVERIFY(full.size() > 8000);
+    qsizetype longest_block = 0;
+    for (const auto& b : hearth::app::split_markdown(full)) longest_block = std::max(longest_block, b.text.size());
+    const auto quarter = static_cast<std::ptrdiff_t>(cost.size() / 4);
+    const double first = std::accumulate(cost.begin(), cost.begin() + quarter, 0.0) / static_cast<double>(quarter);
+    const double last = std::accumulate(cost.end() - quarter, cost.end(), 0.0) / static_cast<double>(quarter);
+    const qint64 worst = *std::max_element(cost.begin(), cost.end());
+    const QString numbers = QStringLiteral("first quarter %1, last quarter %2 chars/update; worst %3; longest block %4")
+                                .arg(first)
+                                .arg(last)
+                                .arg(worst)
+                                .arg(longest_block);
+    qInfo("%s", qPrintable(numbers));
+    QVERIFY2(last < 2.0 * first, qPrintable(numbers));
+    QVERIFY2(worst <= longest_block + 200, qPrintable(numbers));  // at most the open block and the new text
+    // Re-rendering everything on each update would cost about half the answer per update.
+    QVERIFY2(last * 10 < static_cast<double>(full.size()) / 2, qPrintable(numbers));
+    // What is shown is the whole answer, block for block.
+    backend_->finish(tag, FinishReason::kStop);
+    QTRY_VERIFY(!controller_->generating());
+    const auto blocks = hearth::app::split_markdown(full);
+    QCOMPARE(answer->findChildren<QLabel*>(QStringLiteral("proseText")).size(),
+             std::count_if(blocks.begin(), blocks.end(),
+                           [](const auto& b) { return b.kind == hearth::app::MarkdownBlock::Kind::kText; }));
+    QVERIFY(shown_text(answer).contains(blocks.back().text));
   }
 
  private:
