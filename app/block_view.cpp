@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QEvent>
 #include <QFontDatabase>
 #include <QFrame>
 #include <QHBoxLayout>
@@ -26,13 +27,16 @@ QToolButton* flat_button(const QString& text, const QString& name, const QString
 
 BlockView::BlockView(MarkdownBlock::Kind kind, QWidget* parent) : QWidget(parent), kind_(kind) {
   block_.kind = kind;
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
+  cached_hfw_.fill(QSize(-1, -1));
+  QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+  policy.setHeightForWidth(true);
+  setSizePolicy(policy);
   if (kind == MarkdownBlock::Kind::kCode) {
     buildCode();
     return;
   }
   prose_ = new QLabel(this);
+  content_ = prose_;
   prose_->setObjectName(QStringLiteral("proseText"));
   prose_->setTextFormat(Qt::MarkdownText);
   prose_->setWordWrap(true);
@@ -40,13 +44,12 @@ BlockView::BlockView(MarkdownBlock::Kind kind, QWidget* parent) : QWidget(parent
   prose_->setOpenExternalLinks(true);
   prose_->setFocusPolicy(Qt::NoFocus);  // selectable with the mouse; Tab skips it
   prose_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
-  layout->addWidget(prose_);
 }
 
 void BlockView::buildCode() {
   auto* frame = new QFrame(this);
   frame->setObjectName(QStringLiteral("codeBlock"));
-  layout()->addWidget(frame);
+  content_ = frame;
   auto* column = new QVBoxLayout(frame);
   column->setContentsMargins(8, 4, 8, 8);
   auto* bar = new QHBoxLayout;
@@ -72,15 +75,50 @@ qsizetype BlockView::show(const MarkdownBlock& block) {
     prose_->setText(block.text);
     rendered = block.text.size();
     block_ = block;
-    return rendered;
+  } else {
+    if (block.language != block_.language) {
+      language_->setText(block.language);
+      rendered += block.language.size();
+    }
+    block_.language = block.language;
+    block_.closed = block.closed;
+    rendered += showCode(block.text);
   }
-  if (block.language != block_.language) {
-    language_->setText(block.language);
-    rendered += block.language.size();
+  contentChanged();
+  return rendered;
+}
+
+void BlockView::contentChanged() {
+  cached_hfw_.fill(QSize(-1, -1));
+  updateGeometry();
+}
+
+QSize BlockView::sizeHint() const {
+  return content_->sizeHint();
+}
+
+QSize BlockView::minimumSizeHint() const {
+  return content_->minimumSizeHint();
+}
+
+int BlockView::heightForWidth(int width) const {
+  for (const QSize& known : cached_hfw_) {
+    if (known.width() == width) return known.height();
   }
-  block_.language = block.language;
-  block_.closed = block.closed;
-  return rendered + showCode(block.text);
+  const int height = content_->hasHeightForWidth() ? content_->heightForWidth(width) : content_->sizeHint().height();
+  cached_hfw_[next_hfw_] = QSize(width, height);
+  next_hfw_ = (next_hfw_ + 1) % cached_hfw_.size();
+  return height;
+}
+
+void BlockView::resizeEvent(QResizeEvent*) {
+  content_->setGeometry(rect());
+}
+
+void BlockView::changeEvent(QEvent* event) {
+  // A new font or style changes the heights.
+  if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) contentChanged();
+  QWidget::changeEvent(event);
 }
 
 // Re-renders the chunks from the one holding the first changed character on.

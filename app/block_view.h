@@ -3,10 +3,17 @@
 // chunks of kCodeChunkLines lines, so a streaming code block re-renders only
 // its last chunk. show() returns how many characters it (re)rendered: the
 // chat's streaming cost, which the tests and the benchmark read.
+//
+// Layout cost: a BlockView has no layout of its own and caches its height for
+// a width until its text changes. Qt asks a widget with a layout for its
+// minimum height-for-width by walking into that layout, and a QLabel lays its
+// whole text out again for every such question; without the cache each
+// streamed update re-laid every block of the answer (O(answer) per update).
 #pragma once
 
 #include <QWidget>
 
+#include <array>
 #include <vector>
 
 #include "app/markdown_blocks.h"
@@ -32,13 +39,29 @@ class BlockView : public QWidget {
   const MarkdownBlock& block() const { return block_; }
   qsizetype show(const MarkdownBlock& block);
 
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
+  bool hasHeightForWidth() const override { return true; }
+  int heightForWidth(int width) const override;
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+  void changeEvent(QEvent* event) override;
+
  private:
   void buildCode();
   qsizetype showCode(const QString& text);
   QLabel* makeChunk();
 
+  void contentChanged();
+
   MarkdownBlock::Kind kind_;
   MarkdownBlock block_;
+  QWidget* content_ = nullptr;  // the prose label or the code frame, filling this widget
+  // (width, height) of the last heightForWidth() answers: the scroll area asks
+  // for two widths (with and without its scroll bar), the layout for others.
+  mutable std::array<QSize, 4> cached_hfw_;
+  mutable std::size_t next_hfw_ = 0;
   QLabel* prose_ = nullptr;
   QLabel* language_ = nullptr;
   QVBoxLayout* code_column_ = nullptr;
