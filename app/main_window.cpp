@@ -174,16 +174,28 @@ void MainWindow::connectParts() {
       settings_.values.last_model = m.path.toStdString();
       saveSettings();
     }
-    setWindowTitle(QStringLiteral("Hearth \u2014 %1").arg(m.name));
+    // "Model — Hearth": the platform appends the application's display name only when the title lacks it.
+    setWindowTitle(QStringLiteral("%1 \u2014 Hearth").arg(m.name));
+    if (failed_load_.isEmpty()) banner_->clearError();  // an older load error is no longer true
+    failed_load_.clear();
     setGenerating(controller_->generating());
   });
   connect(e, &EngineBridge::loadFailed, this, [this](const QString& path, const QString& message) {
-    model_bar_->setUnloaded();
-    banner_->showError(tr("Could not load %1: %2").arg(path, message));
+    // The worker logged it (the log dock has it); the loaded model, if any, stays.
+    failed_load_ = path;
+    model_bar_->forgetPath(path);
+    if (const auto& kept = engine_->model()) {
+      model_bar_->setLoaded(*kept);
+      banner_->showError(tr("Could not load %1: %2. %3 is still loaded.").arg(path, message, kept->name));
+    } else {
+      model_bar_->setUnloaded();
+      banner_->showError(tr("Could not load %1: %2").arg(path, message));
+    }
     setGenerating(controller_->generating());
   });
   connect(e, &EngineBridge::modelUnloaded, this, [this] {
     model_bar_->setUnloaded();
+    setWindowTitle(QStringLiteral("Hearth"));
     setGenerating(controller_->generating());
   });
   connect(e, &EngineBridge::statsUpdated, history_, &StatsHistoryModel::append);

@@ -94,6 +94,7 @@ class MainWindow : public QMainWindow {
   QActionGroup* theme_group_ = nullptr;
   Theme theme_ = Theme::kSystem;
   qint64 restore_conversation_ = 0;  // opened once the store is ready
+  QString failed_load_;  // the load that just failed: a modelLoaded() after it is the kept model, not a success
 };
 
 }  // namespace hearth::app
