@@ -100,6 +100,7 @@ QString ChatModel::statsLine(const store::GenerationRecord& g) {
   line += QStringLiteral(" · ") + tr("%1 tok/s").arg(g.decode_tok_s, 0, 'f', 1);
   if (g.cached_tokens > 0) line += QStringLiteral(" · ") + tr("%1 cached").arg(g.cached_tokens);
   if (g.finish_reason == "cancelled") line += QStringLiteral(" · ") + tr("stopped");
+  if (g.finish_reason == "length") line += QStringLiteral(" · ") + tr("length: stopped at the token limit");
   if (g.finish_reason == "error") line += QStringLiteral(" · ") + tr("error");
   return line;
 }

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QListView>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include "app/app_icon.h"
@@ -20,6 +21,7 @@
 #include "app/log_model.h"
 #include "app/model_bar.h"
 #include "app/perf_dock.h"
+#include "app/prompted_backend.h"
 #include "app/stats_history_model.h"
 #include "app/storage_service.h"
 #include "engine/core/log.h"
@@ -42,8 +44,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent) : QMai
   storage_ = std::make_unique<StorageService>(options.database_path.isEmpty() ? default_database_path()
                                                                               : options.database_path);
   engine_ = std::make_unique<EngineBridge>();
-  controller_ = std::make_unique<ChatController>(storage_.get(), engine_.get());
-  controller_->setMaxTokens(options.max_tokens);
+  prompted_ = std::make_unique<PromptedBackend>(engine_.get());
+  controller_ = std::make_unique<ChatController>(storage_.get(), prompted_.get());
   history_ = new StatsHistoryModel(this);
   buildCentral();
   buildDocks();
@@ -60,6 +62,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent) : QMai
 
 MainWindow::~MainWindow() {
   controller_.reset();  // finishes a streaming answer with the text shown so far
+  prompted_.reset();
   engine_.reset();
   storage_.reset();
   log::remove_sink(log_sink_);
@@ -119,6 +122,17 @@ void MainWindow::buildDocks() {
   log_dock_->setWidget(log_view);
   addDockWidget(Qt::BottomDockWidgetArea, log_dock_);
   log_dock_->hide();
+  generation_dock_ = new QDockWidget(tr("Generation"), this);
+  generation_dock_->setObjectName(QStringLiteral("generationDock"));
+  generation_panel_ = new GenerationPanel;
+  auto* scroll = new QScrollArea(generation_dock_);  // fits a short window
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(generation_panel_);
+  generation_dock_->setWidget(scroll);
+  addDockWidget(Qt::RightDockWidgetArea, generation_dock_);
+  tabifyDockWidget(generation_dock_, perf_dock_);  // one column on the right, a tab each
+  generation_dock_->raise();
   resizeDocks({conversations_}, {240}, Qt::Horizontal);
 }
 
@@ -199,6 +213,55 @@ void MainWindow::connectParts() {
     setGenerating(controller_->generating());
   });
   connect(e, &EngineBridge::statsUpdated, history_, &StatsHistoryModel::append);
+  connectGeneration();
+}
+
+void MainWindow::connectGeneration() {
+  connect(generation_panel_, &GenerationPanel::changed, this, [this](const GenerationSettings& g) {
+    per_conversation_[controller_->currentConversation()] = g;
+    showGenerationFor(controller_->currentConversation());
+  });
+  connect(generation_panel_, &GenerationPanel::resetRequested, this, [this] {
+    per_conversation_.erase(controller_->currentConversation());
+    showGenerationFor(controller_->currentConversation());
+  });
+  connect(generation_panel_, &GenerationPanel::saveDefaultsRequested, this, [this](const GenerationSettings& g) {
+    store_generation_defaults(g, settings_.values);
+    saveSettings();
+    banner_->showNotice(tr("Saved as the settings for new conversations."), {}, {}, 4000);
+  });
+  connect(generation_panel_, &GenerationPanel::contextLengthChosen, this, [this](int tokens) {
+    if (tokens == settings_.values.context_length) return;
+    settings_.values.context_length = tokens;
+    saveSettings();
+    if (engine_->model()) loadModel(engine_->model()->path);  // the context is the model's: a reload
+  });
+  connect(controller_.get(), &ChatController::conversationOpened, this, [this](qint64 id) {
+    if (id == 0) {
+      per_conversation_.erase(0);  // a new chat starts from the defaults
+    } else if (std::exchange(new_chat_sent_, false)) {
+      if (auto it = per_conversation_.find(0); it != per_conversation_.end()) {
+        per_conversation_[id] = it->second;
+        per_conversation_.erase(it);
+      }
+    }
+    showGenerationFor(id);
+  });
+}
+
+GenerationSettings MainWindow::generationDefaults() const {
+  GenerationSettings g = generation_defaults(settings_.values);
+  if (max_tokens_override_) g.max_tokens = *max_tokens_override_;
+  return g;
+}
+
+void MainWindow::showGenerationFor(qint64 conversation) {
+  const auto it = per_conversation_.find(conversation);
+  const GenerationSettings g = it != per_conversation_.end() ? it->second : generationDefaults();
+  generation_panel_->setSettings(g);
+  controller_->setSampling(g.sampling);
+  controller_->setMaxTokens(g.max_tokens);
+  prompted_->setSystemPrompt(g.system_prompt);
 }
 
 void MainWindow::sendInput() {
@@ -206,6 +269,7 @@ void MainWindow::sendInput() {
   if (text.trimmed().isEmpty()) return;
   if (controller_->generating()) return banner_->showError(tr("Wait for the current answer, or press Stop (Esc)."));
   if (!engine_->model()) return banner_->showError(tr("No model is loaded yet."));
+  new_chat_sent_ = controller_->currentConversation() == 0;
   controller_->send(text);
   input_->clear();
 }
@@ -232,7 +296,9 @@ void MainWindow::loadModel(const QString& path_or_name) {
 
 void MainWindow::applySettings(const MainWindowOptions& options) {
   const settings::Settings& s = settings_.values;
-  controller_->setSampling(s.sampling);
+  max_tokens_override_ = options.max_tokens;
+  showGenerationFor(0);
+  generation_panel_->setContextLength(s.context_length);
   model_bar_->setDeviceSetting(QString::fromStdString(s.device));
   if (options.restore_state) {
     restoreGeometry(blob_from_base64(s.window_geometry));

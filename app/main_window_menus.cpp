@@ -52,7 +52,9 @@ void MainWindow::buildMenus() {
   show_perf->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
   QAction* show_log = log_dock_->toggleViewAction();
   show_log->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
-  view->addActions({show_conversations, show_perf, show_log});
+  QAction* show_generation = generation_dock_->toggleViewAction();
+  show_generation->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+  view->addActions({show_conversations, show_generation, show_perf, show_log});
   view->addSeparator();
   QMenu* theme = view->addMenu(tr("&Theme"));
   theme_group_ = new QActionGroup(this);
