@@ -30,6 +30,8 @@ QVariant ChatModel::data(const QModelIndex& index, int role) const {
       return m.state == store::MessageState::kStreaming;
     case kInterruptedRole:
       return m.state == store::MessageState::kInterrupted;
+    case kFinishReasonRole:
+      return r->generation ? QString::fromStdString(r->generation->finish_reason) : QString();
     default:
       return {};
   }
@@ -43,7 +45,8 @@ QHash<int, QByteArray> ChatModel::roleNames() const {
           {kSiblingIndexRole, "siblingIndex"},
           {kSiblingCountRole, "siblingCount"},
           {kStreamingRole, "streaming"},
-          {kInterruptedRole, "interrupted"}};
+          {kInterruptedRole, "interrupted"},
+          {kFinishReasonRole, "finishReason"}};
 }
 
 void ChatModel::setPath(ConversationPath path) {

@@ -59,6 +59,7 @@ void ChatView::rebuild() {
     w->setObjectName(QStringLiteral("message_%1").arg(r));
     connect(w, &MessageWidget::siblingRequested, this, &ChatView::siblingRequested);
     connect(w, &MessageWidget::editRequested, this, &ChatView::editRequested);
+    connect(w, &MessageWidget::continueRequested, this, &ChatView::continueRequested);
     column_->insertWidget(column_->count() - 1, w);
     widgets_.push_back(w);
     updateRow(r);
@@ -80,6 +81,8 @@ void ChatView::updateRow(int row) {
   v.sibling_count = i.data(ChatModel::kSiblingCountRole).toInt();
   v.streaming = i.data(ChatModel::kStreamingRole).toBool();
   v.interrupted = i.data(ChatModel::kInterruptedRole).toBool();
+  v.finish_reason = i.data(ChatModel::kFinishReasonRole).toString();
+  v.last = row == model_->rowCount() - 1;
   w->setMessage(v);
 }
 

@@ -6,6 +6,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "hearth/engine.h"
@@ -34,6 +35,9 @@ struct GenerationRequest {
   std::vector<ChatTurn> turns;
   SamplingParams sampling;
   int max_tokens = 256;
+  // Continue an answer: the model goes on from this text, as if it had
+  // written it after the generation prompt. Empty: a new answer.
+  std::string continue_text;
 };
 
 struct GenerationDone {

@@ -145,6 +145,10 @@ void MainWindow::connectParts() {
   connect(regenerate_, &QPushButton::clicked, c, &ChatController::regenerate);
   connect(chat_view_, &ChatView::siblingRequested, c, &ChatController::switchSibling);
   connect(chat_view_, &ChatView::editRequested, c, &ChatController::editMessage);
+  connect(chat_view_, &ChatView::continueRequested, this, [this](qint64 id) {
+    if (!continue_answer(*controller_, *prompted_, id)) banner_->showError(tr("Wait for the current answer first."));
+  });
+  connect(c, &ChatController::errorOccurred, prompted_.get(), &PromptedBackend::disarm);
   connect(c, &ChatController::generatingChanged, this, &MainWindow::setGenerating);
   connect(c->chatModel(), &QAbstractItemModel::modelReset, this, [this] { setGenerating(controller_->generating()); });
   connect(c, &ChatController::errorOccurred, banner_, &Banner::showError);

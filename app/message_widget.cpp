@@ -48,13 +48,16 @@ void MessageWidget::buildHeader() {
   next_ = flat_button(QStringLiteral("\u203a"), QStringLiteral("nextBranch"), tr("Next version"), this);
   edit_ = flat_button(tr("Edit"), QStringLiteral("editButton"), tr("Edit this message (keeps the original)"), this);
   copy_ = flat_button(tr("Copy"), QStringLiteral("copyButton"), tr("Copy the message text"), this);
+  continue_ = flat_button(tr("Continue"), QStringLiteral("continueButton"),
+                          tr("Go on from where the token limit cut this answer (a new version of it)"), this);
   for (QWidget* w : {static_cast<QWidget*>(prev_), static_cast<QWidget*>(branch_), static_cast<QWidget*>(next_),
-                     static_cast<QWidget*>(edit_), static_cast<QWidget*>(copy_)}) {
+                     static_cast<QWidget*>(edit_), static_cast<QWidget*>(continue_), static_cast<QWidget*>(copy_)}) {
     header->addWidget(w);
   }
   connect(prev_, &QToolButton::clicked, this, [this] { emit siblingRequested(view_.id, -1); });
   connect(next_, &QToolButton::clicked, this, [this] { emit siblingRequested(view_.id, +1); });
   connect(edit_, &QToolButton::clicked, this, &MessageWidget::beginEdit);
+  connect(continue_, &QToolButton::clicked, this, [this] { emit continueRequested(view_.id); });
   connect(copy_, &QToolButton::clicked, this, [this] { QApplication::clipboard()->setText(view_.text); });
   static_cast<QVBoxLayout*>(layout())->addLayout(header);
 }
@@ -76,6 +79,7 @@ void MessageWidget::setMessage(const MessageView& view) {
   next_->setEnabled(view.sibling_index < view.sibling_count);
   edit_->setVisible(user && !editor_);
   copy_->setVisible(!view.streaming);
+  continue_->setVisible(!view.streaming && view.last && view.finish_reason == QLatin1String("length"));
   if (text_changed && !editor_) setBody(view.text.isEmpty() && view.streaming ? QStringLiteral("\u2026") : view.text);
   QString stats = view.stats;
   if (view.interrupted) stats = tr("interrupted (the app closed while this answer was written)");

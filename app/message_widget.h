@@ -29,6 +29,8 @@ struct MessageView {
   int sibling_count = 1;
   bool streaming = false;
   bool interrupted = false;
+  QString finish_reason;  // "length": cut at the token limit (Continue is offered on the last answer)
+  bool last = false;      // the conversation's newest message
 };
 
 class MessageWidget : public QFrame {
@@ -45,6 +47,7 @@ class MessageWidget : public QFrame {
  signals:
   void siblingRequested(qint64 message_id, int delta);
   void editRequested(qint64 message_id, const QString& text);
+  void continueRequested(qint64 message_id);
 
  private:
   void buildHeader();
@@ -60,6 +63,7 @@ class MessageWidget : public QFrame {
   QToolButton* next_ = nullptr;
   QToolButton* edit_ = nullptr;
   QToolButton* copy_ = nullptr;
+  QToolButton* continue_ = nullptr;
   QVBoxLayout* body_ = nullptr;
   MarkdownStream stream_;
   QString fed_;                     // the text given to stream_ so far

@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QToolButton>
 
 #include <algorithm>
 #include <numeric>
@@ -18,6 +19,7 @@
 #include "app/chat_rows.h"
 #include "app/chat_view.h"
 #include "app/message_widget.h"
+#include "app/prompted_backend.h"
 #include "app/storage_service.h"
 #include "long_answer.h"
 #include "test_env.h"
@@ -207,6 +209,50 @@ class ChatBackendTest : public QObject {
              std::count_if(blocks.begin(), blocks.end(),
                            [](const auto& b) { return b.kind == hearth::app::MarkdownBlock::Kind::kText; }));
     QVERIFY(shown_text(answer).contains(blocks.back().text));
+  }
+
+  // An answer cut at the token limit offers Continue; the next version starts
+  // with the cut text, the model is asked to go on from it, and the system
+  // prompt of the settings goes first.
+  void continueAfterALengthStop() {
+    controller_.reset();
+    PromptedBackend prompted(backend_.get());
+    prompted.setSystemPrompt(QStringLiteral("Be brief."));
+    controller_ = std::make_unique<ChatController>(storage_.get(), &prompted);
+    view_ = std::make_unique<ChatView>(controller_->chatModel());
+    view_->show();
+    connect(view_.get(), &ChatView::continueRequested, this,
+            [&](qint64 id) { QVERIFY(continue_answer(*controller_, prompted, id)); });
+    controller_->send(QStringLiteral("Tell me a story"));
+    QTRY_COMPARE(backend_->requests.size(), std::size_t{1});
+    QCOMPARE(backend_->requests[0].turns.front().role, std::string("system"));
+    QCOMPARE(backend_->requests[0].turns.front().content, std::string("Be brief."));
+    QVERIFY(backend_->requests[0].continue_text.empty());
+    const qint64 first = backend_->requests[0].tag;
+    backend_->stream(first, QStringLiteral("Once upon a"));
+    backend_->finish(first, FinishReason::kLength);
+    QTRY_VERIFY(!controller_->generating());
+    auto* button = view_->messageAt(1)->findChild<QToolButton*>(QStringLiteral("continueButton"));
+    QTRY_VERIFY(button->isVisible());
+    QCOMPARE(button->focusPolicy(), Qt::NoFocus);
+    QVERIFY(shown_text(view_->messageAt(1)).contains(QStringLiteral("length")));
+
+    QTest::mouseClick(button, Qt::LeftButton);
+    QTRY_COMPARE(backend_->requests.size(), std::size_t{2});
+    const GenerationRequest& again = backend_->requests[1];
+    QCOMPARE(again.continue_text, std::string("Once upon a"));
+    QCOMPARE(again.turns.back().content, std::string("Tell me a story"));  // the cut answer is not a turn
+    QTRY_VERIFY(shown_text(view_->messageAt(1)).contains(QStringLiteral("Once upon a")));
+    backend_->stream(again.tag, QStringLiteral(" time."));
+    backend_->finish(again.tag, FinishReason::kStop);
+    QTRY_VERIFY(!controller_->generating());
+    QVERIFY(!view_->messageAt(1)->findChild<QToolButton*>(QStringLiteral("continueButton"))->isVisible());
+    const ConversationPath path = readBack();
+    QCOMPARE(path.rows.back().message.content, std::string("Once upon a time."));
+    QCOMPARE(path.rows.back().sibling_count, 2);  // the cut version stays as the previous branch
+    QCOMPARE(backend_->requests.size(), std::size_t{2});
+    view_.reset();
+    controller_.reset();
   }
 
  private:

@@ -14,6 +14,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 #include "app/chat_controller.h"
 #include "app/chat_model.h"
@@ -79,6 +80,23 @@ class GenerationPanelTest : public QObject {
     auto* stats = child<MessageWidget>(&window, "message_1")->findChild<QLabel*>(QStringLiteral("statsLabel"));
     QTRY_VERIFY(stats->text().contains(QStringLiteral("length")));
     const std::int64_t plain_prompt = g.prompt_tokens;
+
+    // Continue: the next version goes on from the cut text, through the engine.
+    {
+      QSignalSpy finished(window.controller(), &ChatController::answerFinished);
+      auto* go_on =
+          child<MessageWidget>(&window, "message_1")->findChild<QToolButton*>(QStringLiteral("continueButton"));
+      QTRY_VERIFY(go_on->isVisible());
+      QTest::mouseClick(go_on, Qt::LeftButton);
+      QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+      const auto* row = window.controller()->chatModel()->row(1);
+      QVERIFY(row && row->sibling_count == 2);
+      qInfo("cut: \"%s\", continued: \"%s\"", answer.message.content.c_str(), row->message.content.c_str());
+      QVERIFY2(row->message.content.rfind(answer.message.content, 0) == 0 &&
+                   row->message.content.size() > answer.message.content.size(),
+               row->message.content.c_str());
+      QCOMPARE(finished.at(0).at(0).value<GenerationDone>().usage.generated_tokens, 6);  // the new tokens only
+    }
 
     // A system prompt goes before the conversation: the same question costs more prompt tokens. (The
     // default model's template has a system prompt of its own when none is sent: this one is longer.)
