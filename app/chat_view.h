@@ -26,6 +26,7 @@ class ChatView : public QScrollArea {
   void siblingRequested(qint64 message_id, int delta);
   void editRequested(qint64 message_id, const QString& text);
   void continueRequested(qint64 message_id);
+  void regenerateRequested(qint64 message_id);
 
  private:
   void rebuild();

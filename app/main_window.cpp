@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QListView>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QVBoxLayout>
 
@@ -160,7 +161,10 @@ void MainWindow::connectParts() {
   });
   connect(c, &ChatController::contextUsage, model_bar_, &ModelBar::setContextUsed);
   connect(c, &ChatController::answerFinished, history_, &StatsHistoryModel::addAnswer);
-  connect(c, &ChatController::conversationOpened, conversations_, &ConversationDock::selectConversation);
+  connect(c, &ChatController::conversationOpened, conversations_, &ConversationDock::showConversation);
+  connect(conversations_, &ConversationDock::resultOpened, input_, [this] { input_->setFocus(); });
+  connect(chat_view_, &ChatView::regenerateRequested, c,
+          [c](qint64) { c->regenerate(); });  // offered on the last answer
   connect(c, &ChatController::conversationDeleted, this, [this](qint64 id, const QString& title) {
     banner_->showNotice(tr("Deleted \"%1\".").arg(title), tr("Undo"),
                         [this, id] { controller_->restoreConversation(id); });
@@ -304,14 +308,27 @@ void MainWindow::applySettings(const MainWindowOptions& options) {
   showGenerationFor(0);
   generation_panel_->setContextLength(s.context_length);
   model_bar_->setDeviceSetting(QString::fromStdString(s.device));
+  bool placed = false;
   if (options.restore_state) {
-    restoreGeometry(blob_from_base64(s.window_geometry));
+    placed = restoreGeometry(blob_from_base64(s.window_geometry));
     restoreState(blob_from_base64(s.panel_layout));
     restore_conversation_ = last_conversation(s);
   }
+  if (!placed) placeFirstWindow();
   setTheme(options.theme.value_or(theme_of(s)));
   if (!settings_.warnings.isEmpty())
     banner_->showError(tr("Settings: %1").arg(settings_.warnings.join(QStringLiteral("; "))));
+}
+
+// The first window: 70% of the screen, centred (LM Studio and Jan open large;
+// Qt's default is whatever the layout's size hint says).
+void MainWindow::placeFirstWindow() {
+  const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+  if (!screen) return;
+  const QRect area = screen->availableGeometry();
+  const QSize size = (area.size() * 0.7).expandedTo(minimumSizeHint()).boundedTo(area.size());
+  resize(size);
+  move(area.center() - QPoint(size.width() / 2, size.height() / 2));
 }
 
 void MainWindow::saveSettings() {

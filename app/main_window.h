@@ -74,6 +74,7 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void connectParts();
   void applySettings(const MainWindowOptions& options);
+  void placeFirstWindow();
   void saveSettings();  // writes the file; a failure goes to the banner and the log
   void loadModel(const QString& path_or_name);
   void sendInput();

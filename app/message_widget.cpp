@@ -2,8 +2,10 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QContextMenuEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStyle>
@@ -131,6 +133,19 @@ void MessageWidget::showBlock(std::size_t index, const MarkdownBlock& block) {
     if (editor_) blocks_.back()->hide();
   }
   rendered_chars_ += blocks_[index]->show(block);
+}
+
+void MessageWidget::contextMenuEvent(QContextMenuEvent* event) {
+  QMenu menu(this);
+  menu.setObjectName(QStringLiteral("messageMenu"));
+  menu.addAction(tr("Copy"), this, [this] { QApplication::clipboard()->setText(view_.text); });
+  if (edit_->isVisible()) menu.addAction(tr("Edit"), this, &MessageWidget::beginEdit);
+  const bool answer = view_.role == QLatin1String("assistant");
+  if (answer && view_.last && !view_.streaming) {
+    menu.addAction(tr("Regenerate"), this, [this] { emit regenerateRequested(view_.id); });
+  }
+  if (continue_->isVisible()) menu.addAction(tr("Continue"), this, [this] { emit continueRequested(view_.id); });
+  menu.exec(event->globalPos());
 }
 
 void MessageWidget::beginEdit() {

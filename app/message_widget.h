@@ -48,6 +48,10 @@ class MessageWidget : public QFrame {
   void siblingRequested(qint64 message_id, int delta);
   void editRequested(qint64 message_id, const QString& text);
   void continueRequested(qint64 message_id);
+  void regenerateRequested(qint64 message_id);
+
+ protected:
+  void contextMenuEvent(QContextMenuEvent* event) override;  // Copy, Edit, Regenerate, Continue
 
  private:
   void buildHeader();

@@ -42,7 +42,7 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   layout->addWidget(label);
   models_ = new QComboBox(this);
   models_->setObjectName(QStringLiteral("modelCombo"));
-  models_->setMinimumContentsLength(20);  // leaves the device reason room at 1280 pixels
+  models_->setMinimumContentsLength(12);  // the bar fits a 1024-pixel window with the docks open
   models_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   label->setBuddy(models_);
   layout->addWidget(models_);
