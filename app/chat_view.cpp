@@ -91,6 +91,11 @@ void ChatView::updateRow(int row) {
   w->setMessage(v);
 }
 
+void ChatView::scrollToEnd() {
+  at_end_ = true;
+  followEnd();
+}
+
 void ChatView::followEnd() {
   if (at_end_) verticalScrollBar()->setValue(verticalScrollBar()->maximum());
 }

@@ -21,6 +21,7 @@ class ChatView : public QScrollArea {
   explicit ChatView(ChatModel* model, QWidget* parent = nullptr);
   MessageWidget* messageAt(int row) const;
   int messageCount() const { return static_cast<int>(widgets_.size()); }
+  void scrollToEnd();  // and follow the newest text again
 
  signals:
   void siblingRequested(qint64 message_id, int delta);

@@ -178,7 +178,12 @@ void MainWindow::connectParts() {
     controller_->reloadConversations();
     if (restore_conversation_ != 0) controller_->openConversation(restore_conversation_);
     if (recovered > 0) {
-      banner_->showNotice(tr("%n answer(s) interrupted by the last shutdown were kept.", nullptr, recovered), {}, {});
+      const qint64 where = restore_conversation_;
+      banner_->showNotice(tr("%n answer(s) interrupted by the last shutdown were kept.", nullptr, recovered),
+                          where != 0 ? tr("Show") : QString(), [this, where] {
+                            controller_->openConversation(where);
+                            chat_view_->scrollToEnd();
+                          });
     }
   });
   connect(storage_.get(), &StorageService::readOnlyDatabase, banner_, &Banner::showError);
@@ -254,6 +259,11 @@ void MainWindow::connectGeneration() {
       }
     }
     showGenerationFor(id);
+    // Kept at once, not only on close: after a crash the app reopens the conversation the user was in.
+    if (id != 0 && last_conversation(settings_.values) != id) {
+      set_last_conversation(settings_.values, id);
+      saveSettings();
+    }
   });
 }
 

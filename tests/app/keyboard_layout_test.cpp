@@ -14,6 +14,7 @@
 #include <QTest>
 #include <QToolButton>
 
+#include "app/app_settings.h"
 #include "app/chat_controller.h"
 #include "app/chat_model.h"
 #include "app/chat_rows.h"
@@ -33,6 +34,9 @@ class KeyboardLayoutTest : public QObject {
  private slots:
   void init() {
     dir_ = std::make_unique<QTemporaryDir>();
+    makeWindow();
+  }
+  void makeWindow() {
     MainWindowOptions options;
     options.database_path = dir_->filePath(QStringLiteral("hearth.db"));
     options.settings_path = dir_->filePath(QStringLiteral("settings.json"));
@@ -129,6 +133,26 @@ class KeyboardLayoutTest : public QObject {
     QTRY_VERIFY(list->rowOf(apples) >= 0);
     auto* view = window_->findChild<QListView*>(QStringLiteral("conversationList"));
     QTRY_COMPARE(view->currentIndex().row(), list->rowOf(apples));
+  }
+
+  // The window goes away without closing (as in a crash): the next start
+  // reopens the conversation the user was in, not the one open at the last clean exit.
+  void reopensTheConversationAfterACrash() {
+    const std::vector<store::Id> ids = makeConversations({"First", "Second", "Third"});
+    auto* c = window_->controller();
+    c->openConversation(ids[0]);
+    QTRY_COMPARE(c->currentConversation(), ids[0]);
+    window_->close();  // a clean exit in the first conversation
+    window_.reset();
+    makeWindow();
+    QTRY_COMPARE(window_->controller()->currentConversation(), ids[0]);
+    window_->controller()->openConversation(ids[1]);
+    QTRY_COMPARE(window_->controller()->currentConversation(), ids[1]);
+    QTRY_COMPARE(window_->controller()->chatModel()->rowCount(), 1);
+    QTRY_COMPARE(last_conversation(window_->settings().values), qint64{ids[1]});
+    window_.reset();  // no close event: the crash
+    makeWindow();
+    QTRY_COMPARE(window_->controller()->currentConversation(), ids[1]);
   }
 
  private:
