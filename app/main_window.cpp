@@ -134,7 +134,7 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::RightDockWidgetArea, generation_dock_);
   tabifyDockWidget(generation_dock_, perf_dock_);  // one column on the right, a tab each
   generation_dock_->raise();
-  resizeDocks({conversations_}, {240}, Qt::Horizontal);
+  resizeDocks({conversations_, generation_dock_}, {240, 300}, Qt::Horizontal);
 }
 
 void MainWindow::connectParts() {
