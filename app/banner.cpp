@@ -62,6 +62,14 @@ void Banner::showNotice(const QString& message, const QString& action, std::func
   hide_timer_->start(timeout_ms);
 }
 
+bool Banner::showingError() const {
+  return isVisible() && property("kind").toString() == QLatin1String("error");
+}
+
+void Banner::clearError() {
+  if (property("kind").toString() == QLatin1String("error")) hide();
+}
+
 QString Banner::text() const {
   return text_->text();
 }

@@ -23,6 +23,8 @@ class Banner : public QFrame {
   void showNotice(const QString& message, const QString& action, std::function<void()> on_action,
                   int timeout_ms = 10000);
   QString text() const;
+  bool showingError() const;
+  void clearError();  // hides an error (a notice stays)
 
  private:
   void present(const QString& kind, const QString& message);

@@ -30,6 +30,8 @@ QVariant ChatModel::data(const QModelIndex& index, int role) const {
       return m.state == store::MessageState::kStreaming;
     case kInterruptedRole:
       return m.state == store::MessageState::kInterrupted;
+    case kFinishReasonRole:
+      return r->generation ? QString::fromStdString(r->generation->finish_reason) : QString();
     default:
       return {};
   }
@@ -43,7 +45,8 @@ QHash<int, QByteArray> ChatModel::roleNames() const {
           {kSiblingIndexRole, "siblingIndex"},
           {kSiblingCountRole, "siblingCount"},
           {kStreamingRole, "streaming"},
-          {kInterruptedRole, "interrupted"}};
+          {kInterruptedRole, "interrupted"},
+          {kFinishReasonRole, "finishReason"}};
 }
 
 void ChatModel::setPath(ConversationPath path) {
@@ -100,6 +103,7 @@ QString ChatModel::statsLine(const store::GenerationRecord& g) {
   line += QStringLiteral(" · ") + tr("%1 tok/s").arg(g.decode_tok_s, 0, 'f', 1);
   if (g.cached_tokens > 0) line += QStringLiteral(" · ") + tr("%1 cached").arg(g.cached_tokens);
   if (g.finish_reason == "cancelled") line += QStringLiteral(" · ") + tr("stopped");
+  if (g.finish_reason == "length") line += QStringLiteral(" · ") + tr("length: stopped at the token limit");
   if (g.finish_reason == "error") line += QStringLiteral(" · ") + tr("error");
   return line;
 }

@@ -21,8 +21,9 @@ class ChatModel : public QAbstractListModel {
     kStatsRole,         // "16 tokens · TTFT 42 ms · 95.1 tok/s"; "" when unknown
     kSiblingIndexRole,  // 1-based, as shown in "< 2/3 >"
     kSiblingCountRole,
-    kStreamingRole,    // bool
-    kInterruptedRole,  // bool: the app died while this answer streamed
+    kStreamingRole,     // bool
+    kInterruptedRole,   // bool: the app died while this answer streamed
+    kFinishReasonRole,  // the generation's: "stop", "length", "cancelled", "error"; "" when none
   };
 
   explicit ChatModel(QObject* parent = nullptr);

@@ -15,6 +15,8 @@ ChatView::ChatView(ChatModel* model, QWidget* parent) : QScrollArea(parent), mod
   setWidgetResizable(true);
   setFrameShape(QFrame::NoFrame);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // A click in the chat (a Copy button, blank space) leaves the focus where it was: in the input.
+  setFocusPolicy(Qt::NoFocus);
   content_ = new QWidget(this);
   content_->setObjectName(QStringLiteral("chatContent"));
   column_ = new QVBoxLayout(content_);
@@ -26,8 +28,10 @@ ChatView::ChatView(ChatModel* model, QWidget* parent) : QScrollArea(parent), mod
   placeholder_->setObjectName(QStringLiteral("chatPlaceholder"));
   placeholder_->setAlignment(Qt::AlignCenter);
   placeholder_->setProperty("muted", true);
-  column_->addWidget(placeholder_, 1);
-  column_->addStretch(0);
+  // Bottom-anchored like every chat: the stretch above the messages takes the
+  // room a short conversation leaves, so its last message sits at the bottom.
+  column_->addStretch(1);
+  column_->addWidget(placeholder_, 100);  // alone, it takes nearly all the room: about centred
   setWidget(content_);
 
   connect(model_, &QAbstractItemModel::modelReset, this, &ChatView::rebuild);
@@ -59,7 +63,9 @@ void ChatView::rebuild() {
     w->setObjectName(QStringLiteral("message_%1").arg(r));
     connect(w, &MessageWidget::siblingRequested, this, &ChatView::siblingRequested);
     connect(w, &MessageWidget::editRequested, this, &ChatView::editRequested);
-    column_->insertWidget(column_->count() - 1, w);
+    connect(w, &MessageWidget::continueRequested, this, &ChatView::continueRequested);
+    connect(w, &MessageWidget::regenerateRequested, this, &ChatView::regenerateRequested);
+    column_->addWidget(w);
     widgets_.push_back(w);
     updateRow(r);
   }
@@ -80,7 +86,14 @@ void ChatView::updateRow(int row) {
   v.sibling_count = i.data(ChatModel::kSiblingCountRole).toInt();
   v.streaming = i.data(ChatModel::kStreamingRole).toBool();
   v.interrupted = i.data(ChatModel::kInterruptedRole).toBool();
+  v.finish_reason = i.data(ChatModel::kFinishReasonRole).toString();
+  v.last = row == model_->rowCount() - 1;
   w->setMessage(v);
+}
+
+void ChatView::scrollToEnd() {
+  at_end_ = true;
+  followEnd();
 }
 
 void ChatView::followEnd() {

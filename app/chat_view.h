@@ -21,10 +21,13 @@ class ChatView : public QScrollArea {
   explicit ChatView(ChatModel* model, QWidget* parent = nullptr);
   MessageWidget* messageAt(int row) const;
   int messageCount() const { return static_cast<int>(widgets_.size()); }
+  void scrollToEnd();  // and follow the newest text again
 
  signals:
   void siblingRequested(qint64 message_id, int delta);
   void editRequested(qint64 message_id, const QString& text);
+  void continueRequested(qint64 message_id);
+  void regenerateRequested(qint64 message_id);
 
  private:
   void rebuild();

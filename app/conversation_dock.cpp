@@ -2,12 +2,16 @@
 
 #include <QHBoxLayout>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QLineEdit>
 #include <QListView>
-#include <QMessageBox>
+#include <QMenu>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <utility>
 
 #include "app/conversation_list_model.h"
 
@@ -54,14 +58,23 @@ ConversationDock::ConversationDock(ConversationListModel* model, QWidget* parent
   search_delay_->setInterval(200);
   connect(search_, &QLineEdit::textChanged, search_delay_, qOverload<>(&QTimer::start));
   connect(search_delay_, &QTimer::timeout, this, [this] { emit searchChanged(search_->text()); });
-  connect(add, &QToolButton::clicked, this, &ConversationDock::newRequested);
+  search_->installEventFilter(this);
+  list_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(list_, &QListView::customContextMenuRequested, this, &ConversationDock::showMenu);
+  connect(add, &QToolButton::clicked, this, [this] {
+    clearSearch();  // the new chat is listed once it is sent: not behind a search
+    emit newRequested();
+  });
   connect(rename, &QToolButton::clicked, this, &ConversationDock::renameSelected);
   connect(remove, &QToolButton::clicked, this, &ConversationDock::deleteSelected);
   connect(list_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& current) {
     if (current.isValid() && !quiet_) emit conversationSelected(model_->idAt(current.row()));
   });
   // Keep the open conversation selected across resets (reloads, searches).
-  connect(model_, &QAbstractItemModel::modelReset, this, [this] { selectConversation(wanted_); });
+  connect(model_, &QAbstractItemModel::modelReset, this, [this] {
+    selectConversation(wanted_);
+    if (model_->showingSearch() && std::exchange(open_first_result_, false)) openResult(0);
+  });
   connect(model_, &QAbstractItemModel::rowsInserted, this, [this] { selectConversation(wanted_); });
 }
 
@@ -76,6 +89,73 @@ void ConversationDock::selectConversation(qint64 id) {
     list_->setCurrentIndex(model_->index(row));
   }
   quiet_ = false;
+}
+
+void ConversationDock::showConversation(qint64 id) {
+  if (id != 0 && model_->showingSearch() && model_->rowOf(id) < 0) clearSearch();
+  selectConversation(id);
+}
+
+void ConversationDock::clearSearch() {
+  if (search_->text().isEmpty()) return;
+  search_->clear();
+  search_delay_->stop();
+  emit searchChanged(QString());
+}
+
+bool ConversationDock::eventFilter(QObject* watched, QEvent* event) {
+  const bool override = event->type() == QEvent::ShortcutOverride;
+  if (watched != search_ || (event->type() != QEvent::KeyPress && !override)) {
+    return QDockWidget::eventFilter(watched, event);
+  }
+  const int key = static_cast<QKeyEvent*>(event)->key();
+  if (override) {
+    // Esc is also the window's Stop shortcut: while there is a search, it clears the search.
+    if (key == Qt::Key_Escape && !search_->text().isEmpty()) event->accept();
+    return false;
+  }
+  if (key == Qt::Key_Escape && !search_->text().isEmpty()) {
+    clearSearch();
+    return true;
+  }
+  if (key == Qt::Key_Down || key == Qt::Key_Up) {
+    const int rows = model_->rowCount();
+    if (rows == 0) return true;
+    const int current = list_->currentIndex().isValid() ? list_->currentIndex().row() : model_->rowOf(wanted_);
+    const int next = std::clamp(current + (key == Qt::Key_Down ? 1 : -1), 0, rows - 1);
+    list_->setCurrentIndex(model_->index(next));  // opens it, as a click would
+    return true;
+  }
+  if (key == Qt::Key_Return || key == Qt::Key_Enter) {
+    if (search_delay_->isActive()) {  // typed just now: the first result opens when the results are in
+      search_delay_->stop();
+      open_first_result_ = true;
+      emit searchChanged(search_->text());
+      return true;
+    }
+    openResult(list_->currentIndex().isValid() ? list_->currentIndex().row() : 0);
+    return true;
+  }
+  return QDockWidget::eventFilter(watched, event);
+}
+
+void ConversationDock::openResult(int row) {
+  const QModelIndex index = model_->index(row);
+  if (!index.isValid()) return;
+  list_->setCurrentIndex(index);
+  emit conversationSelected(model_->idAt(row));
+  emit resultOpened();
+}
+
+void ConversationDock::showMenu(const QPoint& at) {
+  const QModelIndex index = list_->indexAt(at);
+  if (!index.isValid()) return;
+  list_->setCurrentIndex(index);
+  QMenu menu(this);
+  menu.setObjectName(QStringLiteral("conversationMenu"));
+  menu.addAction(tr("Rename\u2026"), this, &ConversationDock::renameSelected);
+  menu.addAction(tr("Delete"), this, &ConversationDock::deleteSelected);
+  menu.exec(list_->viewport()->mapToGlobal(at));
 }
 
 qint64 ConversationDock::selectedConversation() const {
@@ -94,11 +174,7 @@ void ConversationDock::renameSelected() {
 
 void ConversationDock::deleteSelected() {
   const qint64 id = selectedConversation();
-  if (id == 0) return;
-  const auto answer = QMessageBox::question(
-      this, tr("Delete conversation"), tr("Delete \"%1\"? You can undo this right after.").arg(model_->titleOf(id)),
-      QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
-  if (answer == QMessageBox::Yes) emit deleteRequested(id);
+  if (id != 0) emit deleteRequested(id);  // the banner's Undo brings it back
 }
 
 }  // namespace hearth::app

@@ -26,8 +26,7 @@ EngineBridge::EngineBridge(QObject* parent) : ChatBackend(parent), worker_(new E
     emit modelLoaded(model);
   });
   connect(worker_, &EngineWorker::loadFailed, this, [this](const QString& path, const QString& message) {
-    loading_ = false;
-    model_.reset();
+    loading_ = false;  // the model stays: modelUnloaded() follows if it went
     emit loadFailed(path, message);
   });
   connect(worker_, &EngineWorker::modelUnloaded, this, [this] {

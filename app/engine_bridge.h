@@ -1,7 +1,8 @@
 // The UI thread's handle on the local engine, and the chat's ChatBackend:
 // starts the worker thread, forwards calls to the EngineWorker as queued
 // invocations and re-emits its signals (which arrive queued, on the UI
-// thread). Also remembers the loaded model.
+// thread). Also remembers the loaded model: a failed load keeps it (the
+// worker says modelUnloaded() when there is none left).
 #pragma once
 
 #include <QThread>

@@ -36,6 +36,9 @@ struct GenerationRequest {
   SamplingParams sampling;
   int max_tokens = 256;
   std::vector<std::string> stop;  // stop strings (the prompt version's)
+  // Continue an answer: the model goes on from this text, as if it had
+  // written it after the generation prompt. Empty: a new answer.
+  std::string continue_text;
 };
 
 struct GenerationDone {

@@ -9,6 +9,7 @@
 #include "app/batching_sink.h"
 #include "engine/core/log.h"
 #include "engine/model/model.h"
+#include "models/catalog.h"
 #include "models/run_config.h"
 
 namespace hearth::app {
@@ -16,6 +17,19 @@ namespace {
 
 QString qs(const std::string& s) {
   return QString::fromStdString(s);
+}
+
+// The prompt of a continued answer: the chat rendered with its generation
+// prompt, then the answer so far, tokenized together. As for any chat prompt
+// (PromptBuilder), special-token texts are parsed and BOS is put first when
+// the model asks for one and the template did not write it.
+Result<std::vector<std::int32_t>> continuation_tokens(const Engine& engine, const GenerationRequest& request) {
+  HEARTH_ASSIGN_OR_RETURN(const std::string chat, engine.render_chat(request.turns, true));
+  HEARTH_ASSIGN_OR_RETURN(std::vector<std::int32_t> ids,
+                          engine.tokenize(chat + request.continue_text, /*add_special=*/false, /*parse_special=*/true));
+  HEARTH_ASSIGN_OR_RETURN(const std::vector<std::int32_t> specials, engine.tokenize("", true, false));
+  if (!specials.empty() && (ids.empty() || ids.front() != specials.front())) ids.insert(ids.begin(), specials.front());
+  return ids;
 }
 
 }  // namespace
@@ -42,13 +56,42 @@ void EngineWorker::start() {
   stats_timer_->start();
 }
 
+// The file is checked (resolved, its header and hyper-parameters read and
+// planned) before the working model is let go: a file that is not a GGUF, a
+// truncated one or an architecture the engine lacks fails there and the loaded
+// model stays. A failure after that (while loading the weights) reopens the
+// previous model. Every loadFailed() is followed by the state as it is: the
+// previous model still loaded (modelLoaded() again when it was reopened) or
+// modelUnloaded().
 void EngineWorker::loadModel(const QString& path_or_name, const models::RunConfig& config) {
   emit loadStarted(path_or_name);
-  if (engine_) unloadModel();
-  auto opened = models::open_engine(path_or_name.toStdString(), config);
-  if (!opened) return emit loadFailed(path_or_name, qs(opened.error().describe()));
-  engine_ = std::move(opened->engine);
+  const auto refuse = [&](const Error& error) {
+    log::get("app")->warn("could not load {}: {}", path_or_name.toStdString(), error.describe());
+    emit loadFailed(path_or_name, qs(error.describe()));
+    if (engine_) emit modelLoaded(model_);  // the model that stays
+  };
+  const auto path = models::resolve_model(path_or_name.toStdString());
+  if (!path) return refuse(path.error());
+  if (const auto planned = models::plan(*path, config); !planned) return refuse(planned.error());
+  std::optional<std::pair<QString, models::RunConfig>> previous;
+  if (engine_) previous.emplace(model_.path, config_);
+  dropEngine();
+  const std::optional<Error> failed = open(path_or_name, config);
+  if (!failed) return;
+  log::get("app")->warn("could not load {}: {}", path_or_name.toStdString(), failed->describe());
+  emit loadFailed(path_or_name, qs(failed->describe()));
+  if (previous && open(previous->first, previous->second)) {
+    log::get("app")->warn("could not reopen {}", previous->first.toStdString());
+  }
+  if (!engine_) emit modelUnloaded();
+}
 
+// Loads and starts `path_or_name`; emits modelLoaded() on success. The error otherwise.
+std::optional<Error> EngineWorker::open(const QString& path_or_name, const models::RunConfig& config) {
+  auto opened = models::open_engine(path_or_name.toStdString(), config);
+  if (!opened) return opened.error();
+  engine_ = std::move(opened->engine);
+  config_ = config;
   const auto& info = engine_->model_info();
   const ModelRunInfo& run = engine_->run_info();
   model_ = LoadedModel{};
@@ -68,13 +111,20 @@ void EngineWorker::loadModel(const QString& path_or_name, const models::RunConfi
                         run.device_reason, run.weight_format, to_string(run.kv_precision), model_.context_length,
                         run.chat_format);
   emit modelLoaded(model_);
+  return std::nullopt;
+}
+
+// Drops the engine (cancelling what runs: each sink gets its finish event).
+void EngineWorker::dropEngine() {
+  if (!engine_) return;
+  engine_.reset();
+  flush();
+  active_.clear();
 }
 
 void EngineWorker::unloadModel() {
   if (!engine_) return;
-  engine_.reset();  // cancels what still runs: each sink gets its finish event
-  flush();
-  active_.clear();
+  dropEngine();
   emit modelUnloaded();
 }
 
@@ -87,7 +137,14 @@ void EngineWorker::generate(const GenerationRequest& request) {
     return emit finished(refused);
   }
   Request engine_request;
-  engine_request.messages = request.turns;
+  if (request.continue_text.empty()) {
+    engine_request.messages = request.turns;
+  } else if (auto ids = continuation_tokens(*engine_, request); ids) {
+    engine_request.prompt_tokens = std::move(ids).value();
+  } else {
+    refused.error = qs(ids.error().describe());
+    return emit finished(refused);
+  }
   engine_request.sampling = request.sampling;
   engine_request.max_tokens = request.max_tokens;
   engine_request.stop_strings = request.stop;

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "app/engine_types.h"
 #include "models/run_config.h"
@@ -32,7 +33,8 @@ class EngineWorker : public QObject {
  public slots:
   void start();  // creates the timers on the worker thread
   // Opens the model through models::open_engine with `config` (the app sets
-  // max_sequences: one user, maybe a regeneration running).
+  // max_sequences: one user, maybe a regeneration running). A model that
+  // cannot be loaded leaves the loaded one in place (see the .cpp).
   void loadModel(const QString& path_or_name, const hearth::models::RunConfig& config);
   void unloadModel();
   void generate(const hearth::app::GenerationRequest& request);
@@ -58,9 +60,12 @@ class EngineWorker : public QObject {
     std::shared_ptr<BatchingSink> sink;
   };
   void finishActive(qint64 tag, const FinishEvent& event);
+  std::optional<Error> open(const QString& path_or_name, const models::RunConfig& config);
+  void dropEngine();
 
   std::unique_ptr<Engine> engine_;
   LoadedModel model_;
+  models::RunConfig config_;  // the loaded model's
   std::map<qint64, Active> active_;
   QTimer* flush_timer_ = nullptr;
   QTimer* stats_timer_ = nullptr;

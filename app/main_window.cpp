@@ -7,6 +7,8 @@
 #include <QHBoxLayout>
 #include <QListView>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include "app/app_icon.h"
@@ -21,6 +23,7 @@
 #include "app/model_bar.h"
 #include "app/perf_dock.h"
 #include "app/prompt_library_panel.h"
+#include "app/prompted_backend.h"
 #include "app/stats_history_model.h"
 #include "app/storage_service.h"
 #include "engine/core/log.h"
@@ -43,8 +46,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent) : QMai
   storage_ = std::make_unique<StorageService>(options.database_path.isEmpty() ? default_database_path()
                                                                               : options.database_path);
   engine_ = std::make_unique<EngineBridge>();
-  controller_ = std::make_unique<ChatController>(storage_.get(), engine_.get());
-  controller_->setMaxTokens(options.max_tokens);
+  prompted_ = std::make_unique<PromptedBackend>(engine_.get());
+  controller_ = std::make_unique<ChatController>(storage_.get(), prompted_.get());
   history_ = new StatsHistoryModel(this);
   buildCentral();
   buildDocks();
@@ -61,6 +64,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent) : QMai
 
 MainWindow::~MainWindow() {
   controller_.reset();  // finishes a streaming answer with the text shown so far
+  prompted_.reset();
   engine_.reset();
   storage_.reset();
   log::remove_sink(log_sink_);
@@ -124,8 +128,20 @@ void MainWindow::buildDocks() {
   prompt_dock_->setObjectName(QStringLiteral("promptDock"));
   prompt_dock_->setWidget(new PromptLibraryPanel(storage_.get(), controller_.get(), prompt_dock_));
   addDockWidget(Qt::RightDockWidgetArea, prompt_dock_);
-  prompt_dock_->hide();
-  resizeDocks({conversations_}, {240}, Qt::Horizontal);
+  generation_dock_ = new QDockWidget(tr("Generation"), this);
+  generation_dock_->setObjectName(QStringLiteral("generationDock"));
+  generation_panel_ = new GenerationPanel;
+  auto* scroll = new QScrollArea(generation_dock_);  // fits a short window
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(generation_panel_);
+  generation_dock_->setWidget(scroll);
+  addDockWidget(Qt::RightDockWidgetArea, generation_dock_);
+  tabifyDockWidget(generation_dock_, perf_dock_);  // one column on the right, a tab each
+  tabifyDockWidget(generation_dock_, prompt_dock_);
+  prompt_dock_->hide();  // View > Prompts shows it, as a tab of that column
+  generation_dock_->raise();
+  resizeDocks({conversations_, generation_dock_}, {240, 300}, Qt::Horizontal);
 }
 
 void MainWindow::connectParts() {
@@ -137,6 +153,10 @@ void MainWindow::connectParts() {
   connect(regenerate_, &QPushButton::clicked, c, &ChatController::regenerate);
   connect(chat_view_, &ChatView::siblingRequested, c, &ChatController::switchSibling);
   connect(chat_view_, &ChatView::editRequested, c, &ChatController::editMessage);
+  connect(chat_view_, &ChatView::continueRequested, this, [this](qint64 id) {
+    if (!continue_answer(*controller_, *prompted_, id)) banner_->showError(tr("Wait for the current answer first."));
+  });
+  connect(c, &ChatController::errorOccurred, prompted_.get(), &PromptedBackend::disarm);
   connect(c, &ChatController::generatingChanged, this, &MainWindow::setGenerating);
   connect(c->chatModel(), &QAbstractItemModel::modelReset, this, [this] { setGenerating(controller_->generating()); });
   connect(c, &ChatController::errorOccurred, banner_, &Banner::showError);
@@ -148,7 +168,10 @@ void MainWindow::connectParts() {
   });
   connect(c, &ChatController::contextUsage, model_bar_, &ModelBar::setContextUsed);
   connect(c, &ChatController::answerFinished, history_, &StatsHistoryModel::addAnswer);
-  connect(c, &ChatController::conversationOpened, conversations_, &ConversationDock::selectConversation);
+  connect(c, &ChatController::conversationOpened, conversations_, &ConversationDock::showConversation);
+  connect(conversations_, &ConversationDock::resultOpened, input_, [this] { input_->setFocus(); });
+  connect(chat_view_, &ChatView::regenerateRequested, c,
+          [c](qint64) { c->regenerate(); });  // offered on the last answer
   connect(c, &ChatController::conversationDeleted, this, [this](qint64 id, const QString& title) {
     banner_->showNotice(tr("Deleted \"%1\".").arg(title), tr("Undo"),
                         [this, id] { controller_->restoreConversation(id); });
@@ -162,7 +185,12 @@ void MainWindow::connectParts() {
     controller_->reloadConversations();
     if (restore_conversation_ != 0) controller_->openConversation(restore_conversation_);
     if (recovered > 0) {
-      banner_->showNotice(tr("%n answer(s) interrupted by the last shutdown were kept.", nullptr, recovered), {}, {});
+      const qint64 where = restore_conversation_;
+      banner_->showNotice(tr("%n answer(s) interrupted by the last shutdown were kept.", nullptr, recovered),
+                          where != 0 ? tr("Show") : QString(), [this, where] {
+                            controller_->openConversation(where);
+                            chat_view_->scrollToEnd();
+                          });
     }
   });
   connect(storage_.get(), &StorageService::readOnlyDatabase, banner_, &Banner::showError);
@@ -180,19 +208,85 @@ void MainWindow::connectParts() {
       settings_.values.last_model = m.path.toStdString();
       saveSettings();
     }
-    setWindowTitle(QStringLiteral("Hearth \u2014 %1").arg(m.name));
+    // "Model — Hearth": the platform appends the application's display name only when the title lacks it.
+    setWindowTitle(QStringLiteral("%1 \u2014 Hearth").arg(m.name));
+    if (failed_load_.isEmpty()) banner_->clearError();  // an older load error is no longer true
+    failed_load_.clear();
     setGenerating(controller_->generating());
   });
   connect(e, &EngineBridge::loadFailed, this, [this](const QString& path, const QString& message) {
-    model_bar_->setUnloaded();
-    banner_->showError(tr("Could not load %1: %2").arg(path, message));
+    // The worker logged it (the log dock has it); the loaded model, if any, stays.
+    failed_load_ = path;
+    model_bar_->forgetPath(path);
+    if (const auto& kept = engine_->model()) {
+      model_bar_->setLoaded(*kept);
+      banner_->showError(tr("Could not load %1: %2. %3 is still loaded.").arg(path, message, kept->name));
+    } else {
+      model_bar_->setUnloaded();
+      banner_->showError(tr("Could not load %1: %2").arg(path, message));
+    }
     setGenerating(controller_->generating());
   });
   connect(e, &EngineBridge::modelUnloaded, this, [this] {
     model_bar_->setUnloaded();
+    setWindowTitle(QStringLiteral("Hearth"));
     setGenerating(controller_->generating());
   });
   connect(e, &EngineBridge::statsUpdated, history_, &StatsHistoryModel::append);
+  connectGeneration();
+}
+
+void MainWindow::connectGeneration() {
+  connect(generation_panel_, &GenerationPanel::changed, this, [this](const GenerationSettings& g) {
+    per_conversation_[controller_->currentConversation()] = g;
+    showGenerationFor(controller_->currentConversation());
+  });
+  connect(generation_panel_, &GenerationPanel::resetRequested, this, [this] {
+    per_conversation_.erase(controller_->currentConversation());
+    showGenerationFor(controller_->currentConversation());
+  });
+  connect(generation_panel_, &GenerationPanel::saveDefaultsRequested, this, [this](const GenerationSettings& g) {
+    store_generation_defaults(g, settings_.values);
+    saveSettings();
+    banner_->showNotice(tr("Saved as the settings for new conversations."), {}, {}, 4000);
+  });
+  connect(generation_panel_, &GenerationPanel::contextLengthChosen, this, [this](int tokens) {
+    if (tokens == settings_.values.context_length) return;
+    settings_.values.context_length = tokens;
+    saveSettings();
+    if (engine_->model()) loadModel(engine_->model()->path);  // the context is the model's: a reload
+  });
+  connect(controller_.get(), &ChatController::conversationOpened, this, [this](qint64 id) {
+    if (id == 0) {
+      per_conversation_.erase(0);  // a new chat starts from the defaults
+    } else if (std::exchange(new_chat_sent_, false)) {
+      if (auto it = per_conversation_.find(0); it != per_conversation_.end()) {
+        per_conversation_[id] = it->second;
+        per_conversation_.erase(it);
+      }
+    }
+    showGenerationFor(id);
+    // Kept at once, not only on close: after a crash the app reopens the conversation the user was in.
+    if (id != 0 && last_conversation(settings_.values) != id) {
+      set_last_conversation(settings_.values, id);
+      saveSettings();
+    }
+  });
+}
+
+GenerationSettings MainWindow::generationDefaults() const {
+  GenerationSettings g = generation_defaults(settings_.values);
+  if (max_tokens_override_) g.max_tokens = *max_tokens_override_;
+  return g;
+}
+
+void MainWindow::showGenerationFor(qint64 conversation) {
+  const auto it = per_conversation_.find(conversation);
+  const GenerationSettings g = it != per_conversation_.end() ? it->second : generationDefaults();
+  generation_panel_->setSettings(g);
+  controller_->setSampling(g.sampling);
+  controller_->setMaxTokens(g.max_tokens);
+  prompted_->setSystemPrompt(g.system_prompt);
 }
 
 void MainWindow::sendInput() {
@@ -200,6 +294,7 @@ void MainWindow::sendInput() {
   if (text.trimmed().isEmpty()) return;
   if (controller_->generating()) return banner_->showError(tr("Wait for the current answer, or press Stop (Esc)."));
   if (!engine_->model()) return banner_->showError(tr("No model is loaded yet."));
+  new_chat_sent_ = controller_->currentConversation() == 0;
   controller_->send(text);
   input_->clear();
 }
@@ -226,16 +321,31 @@ void MainWindow::loadModel(const QString& path_or_name) {
 
 void MainWindow::applySettings(const MainWindowOptions& options) {
   const settings::Settings& s = settings_.values;
-  controller_->setSampling(s.sampling);
+  max_tokens_override_ = options.max_tokens;
+  showGenerationFor(0);
+  generation_panel_->setContextLength(s.context_length);
   model_bar_->setDeviceSetting(QString::fromStdString(s.device));
+  bool placed = false;
   if (options.restore_state) {
-    restoreGeometry(blob_from_base64(s.window_geometry));
+    placed = restoreGeometry(blob_from_base64(s.window_geometry));
     restoreState(blob_from_base64(s.panel_layout));
     restore_conversation_ = last_conversation(s);
   }
+  if (!placed) placeFirstWindow();
   setTheme(options.theme.value_or(theme_of(s)));
   if (!settings_.warnings.isEmpty())
     banner_->showError(tr("Settings: %1").arg(settings_.warnings.join(QStringLiteral("; "))));
+}
+
+// The first window: 70% of the screen, centred (LM Studio and Jan open large;
+// Qt's default is whatever the layout's size hint says).
+void MainWindow::placeFirstWindow() {
+  const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+  if (!screen) return;
+  const QRect area = screen->availableGeometry();
+  const QSize size = (area.size() * 0.7).expandedTo(minimumSizeHint()).boundedTo(area.size());
+  resize(size);
+  move(area.center() - QPoint(size.width() / 2, size.height() / 2));
 }
 
 void MainWindow::saveSettings() {

@@ -8,11 +8,14 @@
 
 #include <QMainWindow>
 
+#include <map>
 #include <memory>
+#include <optional>
 
 #include <spdlog/sinks/sink.h>
 
 #include "app/app_settings.h"
+#include "app/generation_panel.h"
 #include "app/theme.h"
 
 class QPushButton;
@@ -25,6 +28,7 @@ class ChatController;
 class ChatView;
 class ConversationDock;
 class EngineBridge;
+class PromptedBackend;
 class InputBox;
 class LogModel;
 class ModelBar;
@@ -33,13 +37,13 @@ class StatsHistoryModel;
 class StorageService;
 
 struct MainWindowOptions {
-  QString model;               // path or catalog name; empty: the last one used, else the catalog default
-  QString database_path;       // empty: default_database_path()
-  QString settings_path;       // empty: settings::default_settings_path()
-  bool load_model = true;      // false: start with nothing loaded (screenshots of the empty state)
-  bool restore_state = true;   // false: ignore the saved geometry, dock layout and conversation
-  int max_tokens = 1024;       // per answer
-  std::optional<Theme> theme;  // overrides the saved choice for this session (not saved)
+  QString model;                  // path or catalog name; empty: the last one used, else the catalog default
+  QString database_path;          // empty: default_database_path()
+  QString settings_path;          // empty: settings::default_settings_path()
+  bool load_model = true;         // false: start with nothing loaded (screenshots of the empty state)
+  bool restore_state = true;      // false: ignore the saved geometry, dock layout and conversation
+  std::optional<int> max_tokens;  // per answer; overrides the settings' default for this session (tests)
+  std::optional<Theme> theme;     // overrides the saved choice for this session (not saved)
 };
 
 class MainWindow : public QMainWindow {
@@ -54,6 +58,8 @@ class MainWindow : public QMainWindow {
   StorageService* storage() const { return storage_.get(); }
   StatsHistoryModel* history() const { return history_; }
   PerfDock* perfDock() const { return perf_dock_; }
+  GenerationPanel* generationPanel() const { return generation_panel_; }
+  PromptedBackend* promptedBackend() const { return prompted_.get(); }
   Banner* banner() const { return banner_; }
   const AppSettings& settings() const { return settings_; }
   Theme theme() const { return theme_; }
@@ -68,15 +74,20 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void connectParts();
   void applySettings(const MainWindowOptions& options);
+  void placeFirstWindow();
   void saveSettings();  // writes the file; a failure goes to the banner and the log
   void loadModel(const QString& path_or_name);
   void sendInput();
   void setGenerating(bool generating);
+  void connectGeneration();
+  GenerationSettings generationDefaults() const;
+  void showGenerationFor(qint64 conversation);  // its settings, else the defaults: in the panel and in use
   QString initialModel(const MainWindowOptions& options) const;
 
   AppSettings settings_;
   std::unique_ptr<StorageService> storage_;  // destroyed last: finishes queued writes
   std::unique_ptr<EngineBridge> engine_;
+  std::unique_ptr<PromptedBackend> prompted_;  // the controller's backend: engine_ with the system prompt
   std::unique_ptr<ChatController> controller_;
   StatsHistoryModel* history_ = nullptr;
   LogModel* log_ = nullptr;
@@ -92,9 +103,17 @@ class MainWindow : public QMainWindow {
   PerfDock* perf_dock_ = nullptr;
   QDockWidget* log_dock_ = nullptr;
   QDockWidget* prompt_dock_ = nullptr;  // the prompt library (PromptLibraryPanel)
+  QDockWidget* generation_dock_ = nullptr;
+  GenerationPanel* generation_panel_ = nullptr;
+  // Per conversation (0: the new chat being written), for this session; the
+  // settings file holds the defaults. Each answer's generation record keeps what it used.
+  std::map<qint64, GenerationSettings> per_conversation_;
+  bool new_chat_sent_ = false;  // the new chat's settings move to the conversation its first send creates
+  std::optional<int> max_tokens_override_;
   QActionGroup* theme_group_ = nullptr;
   Theme theme_ = Theme::kSystem;
   qint64 restore_conversation_ = 0;  // opened once the store is ready
+  QString failed_load_;  // the load that just failed: a modelLoaded() after it is the kept model, not a success
 };
 
 }  // namespace hearth::app

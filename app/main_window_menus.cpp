@@ -55,6 +55,9 @@ void MainWindow::buildMenus() {
   QAction* show_prompts = prompt_dock_->toggleViewAction();
   show_prompts->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Y));
   view->addActions({show_conversations, show_perf, show_log, show_prompts});
+  QAction* show_generation = generation_dock_->toggleViewAction();
+  show_generation->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+  view->addActions({show_conversations, show_generation, show_perf, show_log});
   view->addSeparator();
   QMenu* theme = view->addMenu(tr("&Theme"));
   theme_group_ = new QActionGroup(this);

@@ -1,15 +1,12 @@
 #include "app/markdown_blocks.h"
 
-#include <QStringList>
+#include <QRegularExpression>
 
 namespace hearth::app {
 namespace {
 
-struct Fence {
-  QChar ch;
-  qsizetype length = 0;
-  QString info;
-};
+using Fence = MarkdownStream::Fence;
+using State = MarkdownStream::State;
 
 // The fence that `line` opens or closes, if it is one.
 bool parse_fence(const QString& line, Fence& fence) {
@@ -26,41 +23,99 @@ bool parse_fence(const QString& line, Fence& fence) {
   return !(ch == QLatin1Char('`') && fence.info.contains(QLatin1Char('`')));
 }
 
-void flush_text(std::vector<MarkdownBlock>& out, QStringList& lines) {
-  const QString text = lines.join(QLatin1Char('\n'));
-  lines.clear();
-  if (text.trimmed().isEmpty()) return;
-  out.push_back({MarkdownBlock::Kind::kText, text, {}, true});
+bool is_blank(const QString& line) {
+  return line.trimmed().isEmpty();
+}
+
+// A line after a blank one that begins a new block rather than continuing a
+// list (an item, or a continuation indented by two or more spaces or a tab).
+bool starts_paragraph(const QString& line) {
+  static const QRegularExpression list_item(QStringLiteral("^ ?([-*+]|\\d{1,9}[.)])(\\s|$)"));
+  if (line.startsWith(QLatin1String("  ")) || line.startsWith(QLatin1Char('\t'))) return false;
+  return !list_item.match(line).hasMatch();
+}
+
+// The open prose, without its trailing blank lines; nothing when all blank.
+void flush_prose(State& s, std::vector<MarkdownBlock>& out) {
+  while (!s.lines.isEmpty() && is_blank(s.lines.back())) s.lines.removeLast();
+  if (!s.lines.isEmpty()) out.push_back({MarkdownBlock::Kind::kText, s.lines.join(QLatin1Char('\n')), {}, true});
+  s.lines.clear();
+  s.after_blank = false;
+}
+
+// One complete line; blocks it finishes go to `out`.
+void feed_line(State& s, const QString& line, std::vector<MarkdownBlock>& out) {
+  Fence fence;
+  if (s.in_code) {
+    if (parse_fence(line, fence) && fence.ch == s.fence.ch && fence.length >= s.fence.length && fence.info.isEmpty()) {
+      out.push_back({MarkdownBlock::Kind::kCode, s.lines.join(QLatin1Char('\n')), s.fence.info, true});
+      s = State{};
+    } else {
+      s.lines.append(line);
+    }
+    return;
+  }
+  if (parse_fence(line, fence)) {
+    flush_prose(s, out);
+    s.in_code = true;
+    s.fence = fence;
+    return;
+  }
+  if (is_blank(line)) {
+    if (!s.lines.isEmpty()) {
+      s.lines.append(line);
+      s.after_blank = true;
+    }
+    return;
+  }
+  if (s.after_blank && starts_paragraph(line)) flush_prose(s, out);
+  s.lines.append(line);
+  s.after_blank = false;
+}
+
+// The end of the text: the open block as it stands (a code block unclosed).
+void flush_open(State& s, std::vector<MarkdownBlock>& out) {
+  if (s.in_code) {
+    out.push_back({MarkdownBlock::Kind::kCode, s.lines.join(QLatin1Char('\n')), s.fence.info, false});
+    s = State{};
+    return;
+  }
+  flush_prose(s, out);
 }
 
 }  // namespace
 
-std::vector<MarkdownBlock> split_markdown(const QString& markdown) {
-  std::vector<MarkdownBlock> out;
-  QStringList prose;
-  QStringList code;
-  Fence open;
-  bool in_code = false;
-  for (const QString& line : markdown.split(QLatin1Char('\n'))) {
-    Fence fence;
-    if (!in_code && parse_fence(line, fence)) {
-      flush_text(out, prose);
-      open = fence;
-      in_code = true;
-      continue;
-    }
-    if (in_code && parse_fence(line, fence) && fence.ch == open.ch && fence.length >= open.length &&
-        fence.info.isEmpty()) {
-      out.push_back({MarkdownBlock::Kind::kCode, code.join(QLatin1Char('\n')), open.info, true});
-      code.clear();
-      in_code = false;
-      continue;
-    }
-    (in_code ? code : prose).append(line);
+void MarkdownStream::append(QStringView text) {
+  // Only complete lines move the state; the last, unfinished line waits in partial_.
+  qsizetype from = 0;
+  for (qsizetype nl = text.indexOf(QLatin1Char('\n')); nl >= 0; nl = text.indexOf(QLatin1Char('\n'), from)) {
+    partial_ += text.mid(from, nl - from);
+    feed_line(state_, partial_, finished_);
+    partial_.clear();
+    from = nl + 1;
   }
-  if (in_code) out.push_back({MarkdownBlock::Kind::kCode, code.join(QLatin1Char('\n')), open.info, false});
-  flush_text(out, prose);
+  partial_ += text.mid(from);
+}
+
+std::vector<MarkdownBlock> MarkdownStream::open() const {
+  // A copy of the open block's state only: the finished blocks are not touched.
+  State s = state_;
+  std::vector<MarkdownBlock> out;
+  feed_line(s, partial_, out);
+  flush_open(s, out);
   return out;
+}
+
+std::vector<MarkdownBlock> MarkdownStream::blocks() const {
+  std::vector<MarkdownBlock> out = finished_;
+  for (auto& b : open()) out.push_back(std::move(b));
+  return out;
+}
+
+std::vector<MarkdownBlock> split_markdown(const QString& markdown) {
+  MarkdownStream stream;
+  stream.append(markdown);
+  return stream.blocks();
 }
 
 }  // namespace hearth::app

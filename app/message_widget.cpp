@@ -2,39 +2,19 @@
 
 #include <QApplication>
 #include <QClipboard>
-#include <QFontDatabase>
+#include <QContextMenuEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStyle>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "app/block_view.h"
+
 namespace hearth::app {
-namespace {
-
-QToolButton* small_button(const QString& text, const QString& name, const QString& tip, QWidget* parent) {
-  auto* b = new QToolButton(parent);
-  b->setText(text);
-  b->setObjectName(name);
-  b->setToolTip(tip);
-  b->setAutoRaise(true);
-  b->setCursor(Qt::PointingHandCursor);
-  return b;
-}
-
-QLabel* prose_label(QWidget* parent) {
-  auto* label = new QLabel(parent);
-  label->setTextFormat(Qt::MarkdownText);
-  label->setWordWrap(true);
-  label->setTextInteractionFlags(Qt::TextBrowserInteraction);
-  label->setOpenExternalLinks(true);
-  label->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
-  return label;
-}
-
-}  // namespace
 
 MessageWidget::MessageWidget(QWidget* parent) : QFrame(parent) {
   setObjectName(QStringLiteral("message"));
@@ -63,28 +43,33 @@ void MessageWidget::buildHeader() {
   who_->setFont(bold);
   header->addWidget(who_);
   header->addStretch(1);
-  prev_ = small_button(QStringLiteral("\u2039"), QStringLiteral("prevBranch"), tr("Previous version"), this);
+  prev_ = flat_button(QStringLiteral("\u2039"), QStringLiteral("prevBranch"), tr("Previous version"), this);
   branch_ = new QLabel(this);
   branch_->setObjectName(QStringLiteral("branchLabel"));
   branch_->setProperty("muted", true);
-  next_ = small_button(QStringLiteral("\u203a"), QStringLiteral("nextBranch"), tr("Next version"), this);
-  edit_ = small_button(tr("Edit"), QStringLiteral("editButton"), tr("Edit this message (keeps the original)"), this);
-  copy_ = small_button(tr("Copy"), QStringLiteral("copyButton"), tr("Copy the message text"), this);
+  next_ = flat_button(QStringLiteral("\u203a"), QStringLiteral("nextBranch"), tr("Next version"), this);
+  edit_ = flat_button(tr("Edit"), QStringLiteral("editButton"), tr("Edit this message (keeps the original)"), this);
+  copy_ = flat_button(tr("Copy"), QStringLiteral("copyButton"), tr("Copy the message text"), this);
+  continue_ = flat_button(tr("Continue"), QStringLiteral("continueButton"),
+                          tr("Go on from where the token limit cut this answer (a new version of it)"), this);
   for (QWidget* w : {static_cast<QWidget*>(prev_), static_cast<QWidget*>(branch_), static_cast<QWidget*>(next_),
-                     static_cast<QWidget*>(edit_), static_cast<QWidget*>(copy_)}) {
+                     static_cast<QWidget*>(edit_), static_cast<QWidget*>(continue_), static_cast<QWidget*>(copy_)}) {
     header->addWidget(w);
   }
   connect(prev_, &QToolButton::clicked, this, [this] { emit siblingRequested(view_.id, -1); });
   connect(next_, &QToolButton::clicked, this, [this] { emit siblingRequested(view_.id, +1); });
   connect(edit_, &QToolButton::clicked, this, &MessageWidget::beginEdit);
+  connect(continue_, &QToolButton::clicked, this, [this] { emit continueRequested(view_.id); });
   connect(copy_, &QToolButton::clicked, this, [this] { QApplication::clipboard()->setText(view_.text); });
   static_cast<QVBoxLayout*>(layout())->addLayout(header);
 }
 
 void MessageWidget::setMessage(const MessageView& view) {
-  const bool text_changed = view.text != view_.text || block_widgets_.empty();
+  const bool text_changed = view.text != view_.text || blocks_.empty();
   view_ = view;
   const bool user = view.role == QLatin1String("user");
+  // Re-polishing restyles the children too: only when the role changes, not per streamed update.
+  const bool restyle = property("role").toString() != view.role;
   setProperty("role", view.role);
   who_->setText(user ? tr("You") : view.role == QLatin1String("assistant") ? tr("Assistant") : tr("System"));
   const bool branches = view.sibling_count > 1;
@@ -96,73 +81,71 @@ void MessageWidget::setMessage(const MessageView& view) {
   next_->setEnabled(view.sibling_index < view.sibling_count);
   edit_->setVisible(user && !editor_);
   copy_->setVisible(!view.streaming);
+  continue_->setVisible(!view.streaming && view.last && view.finish_reason == QLatin1String("length"));
   if (text_changed && !editor_) setBody(view.text.isEmpty() && view.streaming ? QStringLiteral("\u2026") : view.text);
   QString stats = view.stats;
   if (view.interrupted) stats = tr("interrupted (the app closed while this answer was written)");
   stats_->setText(stats);
   stats_->setVisible(!stats.isEmpty());
-  style()->unpolish(this);
-  style()->polish(this);
+  if (restyle) {
+    style()->unpolish(this);
+    style()->polish(this);
+  }
 }
 
+// Streaming appends to the text: only the new characters go through the
+// splitter, and only blocks that changed (the open one, those it finished)
+// are shown again. Anything else (another branch, an edit) starts over.
 void MessageWidget::setBody(const QString& markdown) {
-  std::vector<MarkdownBlock> blocks = split_markdown(markdown);
-  bool same_shape = blocks.size() == blocks_.size();
-  for (std::size_t i = 0; same_shape && i < blocks.size(); ++i) same_shape = blocks[i].kind == blocks_[i].kind;
-  if (same_shape) {
-    // Streaming: usually only the last block grew; update in place, no relayout of the rest.
-    for (std::size_t i = 0; i < blocks.size(); ++i) {
-      if (!(blocks[i] == blocks_[i])) updateBlock(block_widgets_[i], blocks[i]);
-    }
-  } else {
-    for (QWidget* w : block_widgets_) delete w;
-    block_widgets_.clear();
-    for (const auto& block : blocks) {
-      block_widgets_.push_back(makeBlock(block));
-      body_->addWidget(block_widgets_.back());
-    }
+  if (!markdown.startsWith(fed_)) {
+    qDeleteAll(blocks_);
+    blocks_.clear();
+    stream_.clear();
+    fed_.clear();
+    finished_shown_ = 0;
   }
-  blocks_ = std::move(blocks);
+  stream_.append(QStringView(markdown).mid(fed_.size()));
+  fed_ = markdown;
+  const auto& finished = stream_.finished();
+  std::size_t index = finished_shown_;
+  for (; index < finished.size(); ++index) showBlock(index, finished[index]);
+  finished_shown_ = finished.size();
+  for (const MarkdownBlock& block : stream_.open()) showBlock(index++, block);
+  while (blocks_.size() > index) {
+    delete blocks_.back();
+    blocks_.pop_back();
+  }
 }
 
-QWidget* MessageWidget::makeBlock(const MarkdownBlock& block) {
-  if (block.kind == MarkdownBlock::Kind::kText) {
-    auto* label = prose_label(this);
-    label->setText(block.text);
-    return label;
+void MessageWidget::showBlock(std::size_t index, const MarkdownBlock& block) {
+  if (index < blocks_.size() && blocks_[index]->kind() != block.kind) {
+    delete blocks_[index];
+    blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(index));
+    // Later views belonged to the open part of the text: they are rebuilt too.
+    while (blocks_.size() > index) {
+      delete blocks_.back();
+      blocks_.pop_back();
+    }
   }
-  auto* frame = new QFrame(this);
-  frame->setObjectName(QStringLiteral("codeBlock"));
-  auto* layout = new QVBoxLayout(frame);
-  layout->setContentsMargins(8, 4, 8, 8);
-  auto* bar = new QHBoxLayout;
-  auto* language = new QLabel(block.language, frame);
-  language->setObjectName(QStringLiteral("codeLanguage"));
-  language->setProperty("muted", true);
-  bar->addWidget(language);
-  bar->addStretch(1);
-  auto* copy = small_button(tr("Copy"), QStringLiteral("copyCodeButton"), tr("Copy the code"), frame);
-  bar->addWidget(copy);
-  layout->addLayout(bar);
-  auto* code = new QLabel(frame);
-  code->setObjectName(QStringLiteral("codeText"));
-  code->setTextFormat(Qt::PlainText);
-  code->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  code->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  code->setWordWrap(true);
-  code->setText(block.text);
-  layout->addWidget(code);
-  connect(copy, &QToolButton::clicked, this, [code] { QApplication::clipboard()->setText(code->text()); });
-  return frame;
+  if (index == blocks_.size()) {
+    blocks_.push_back(new BlockView(block.kind, this));
+    body_->addWidget(blocks_.back());
+    if (editor_) blocks_.back()->hide();
+  }
+  rendered_chars_ += blocks_[index]->show(block);
 }
 
-void MessageWidget::updateBlock(QWidget* widget, const MarkdownBlock& block) {
-  if (block.kind == MarkdownBlock::Kind::kText) {
-    static_cast<QLabel*>(widget)->setText(block.text);
-    return;
+void MessageWidget::contextMenuEvent(QContextMenuEvent* event) {
+  QMenu menu(this);
+  menu.setObjectName(QStringLiteral("messageMenu"));
+  menu.addAction(tr("Copy"), this, [this] { QApplication::clipboard()->setText(view_.text); });
+  if (edit_->isVisible()) menu.addAction(tr("Edit"), this, &MessageWidget::beginEdit);
+  const bool answer = view_.role == QLatin1String("assistant");
+  if (answer && view_.last && !view_.streaming) {
+    menu.addAction(tr("Regenerate"), this, [this] { emit regenerateRequested(view_.id); });
   }
-  widget->findChild<QLabel*>(QStringLiteral("codeLanguage"))->setText(block.language);
-  widget->findChild<QLabel*>(QStringLiteral("codeText"))->setText(block.text);
+  if (continue_->isVisible()) menu.addAction(tr("Continue"), this, [this] { emit continueRequested(view_.id); });
+  menu.exec(event->globalPos());
 }
 
 void MessageWidget::beginEdit() {
@@ -185,7 +168,7 @@ void MessageWidget::beginEdit() {
   layout->addLayout(buttons);
   connect(cancel, &QPushButton::clicked, this, [this] { endEdit(false); });
   connect(save, &QPushButton::clicked, this, [this] { endEdit(true); });
-  for (QWidget* w : block_widgets_) w->hide();
+  for (QWidget* w : blocks_) w->hide();
   body_->addWidget(editor_);
   edit_->hide();
   editor_text_->setFocus();
@@ -196,7 +179,7 @@ void MessageWidget::endEdit(bool save) {
   editor_->deleteLater();
   editor_ = nullptr;
   editor_text_ = nullptr;
-  for (QWidget* w : block_widgets_) w->show();
+  for (QWidget* w : blocks_) w->show();
   edit_->show();
   if (save && text.trimmed() != view_.text.trimmed()) emit editRequested(view_.id, text);
 }

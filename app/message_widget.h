@@ -18,6 +18,8 @@ class QWidget;
 
 namespace hearth::app {
 
+class BlockView;
+
 struct MessageView {
   qint64 id = 0;
   QString role;  // "user", "assistant", "system"
@@ -27,6 +29,8 @@ struct MessageView {
   int sibling_count = 1;
   bool streaming = false;
   bool interrupted = false;
+  QString finish_reason;  // "length": cut at the token limit (Continue is offered on the last answer)
+  bool last = false;      // the conversation's newest message
 };
 
 class MessageWidget : public QFrame {
@@ -36,16 +40,23 @@ class MessageWidget : public QFrame {
   explicit MessageWidget(QWidget* parent = nullptr);
   void setMessage(const MessageView& view);
   qint64 messageId() const { return view_.id; }
+  // Characters of Markdown or code (re)rendered since this widget was made:
+  // what streaming costs. A streamed answer adds O(new text) per update.
+  qint64 renderedCharacters() const { return rendered_chars_; }
 
  signals:
   void siblingRequested(qint64 message_id, int delta);
   void editRequested(qint64 message_id, const QString& text);
+  void continueRequested(qint64 message_id);
+  void regenerateRequested(qint64 message_id);
+
+ protected:
+  void contextMenuEvent(QContextMenuEvent* event) override;  // Copy, Edit, Regenerate, Continue
 
  private:
   void buildHeader();
   void setBody(const QString& markdown);
-  QWidget* makeBlock(const MarkdownBlock& block);
-  void updateBlock(QWidget* widget, const MarkdownBlock& block);
+  void showBlock(std::size_t index, const MarkdownBlock& block);
   void beginEdit();
   void endEdit(bool save);
 
@@ -56,9 +67,13 @@ class MessageWidget : public QFrame {
   QToolButton* next_ = nullptr;
   QToolButton* edit_ = nullptr;
   QToolButton* copy_ = nullptr;
+  QToolButton* continue_ = nullptr;
   QVBoxLayout* body_ = nullptr;
-  std::vector<MarkdownBlock> blocks_;
-  std::vector<QWidget*> block_widgets_;
+  MarkdownStream stream_;
+  QString fed_;                     // the text given to stream_ so far
+  std::size_t finished_shown_ = 0;  // stream_.finished() blocks already shown (they never change)
+  std::vector<BlockView*> blocks_;  // one per block: stream_.blocks()
+  qint64 rendered_chars_ = 0;
   QLabel* stats_ = nullptr;
   QWidget* editor_ = nullptr;  // non-null while editing
   QPlainTextEdit* editor_text_ = nullptr;

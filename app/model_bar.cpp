@@ -12,9 +12,23 @@
 #include <QPushButton>
 #include <QToolButton>
 
+#include "engine/gguf/gguf_file.h"
 #include "models/catalog.h"
+#include "models/run_config.h"
 
 namespace hearth::app {
+
+namespace {
+
+// Whether the file reads as a model the engine can plan: a GGUF (complete:
+// the reader checks every offset against the file's size) of a known
+// architecture. Reads the header and metadata only (the file is mapped).
+bool loadable(const std::filesystem::path& path) {
+  auto file = gguf::GgufFile::open(path);
+  return file && static_cast<bool>(models::plan(**file, models::RunConfig{}, "cpu"));
+}
+
+}  // namespace
 
 QString format_bytes(std::int64_t bytes) {
   return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeSIFormat);
@@ -28,7 +42,7 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   layout->addWidget(label);
   models_ = new QComboBox(this);
   models_->setObjectName(QStringLiteral("modelCombo"));
-  models_->setMinimumContentsLength(20);  // leaves the device reason room at 1280 pixels
+  models_->setMinimumContentsLength(12);  // the bar fits a 1024-pixel window with the docks open
   models_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   label->setBuddy(models_);
   layout->addWidget(models_);
@@ -123,6 +137,7 @@ void ModelBar::refreshInstalled() {
   const QString keep = selectedPath();
   models_->clear();
   for (const auto& m : models::installed_models()) {
+    if (!loadable(m.path)) continue;  // only files a Load can open are offered
     const QString path = QString::fromStdString(m.path.string());
     const QString name =
         m.entry ? QString::fromStdString(m.entry->display_name) : QString::fromStdString(m.path.filename().string());
@@ -143,6 +158,11 @@ void ModelBar::selectPath(const QString& path) {
     index = models_->count() - 1;
   }
   models_->setCurrentIndex(index);
+}
+
+void ModelBar::forgetPath(const QString& path) {
+  const int index = models_->findData(path);
+  if (index >= 0) models_->removeItem(index);
 }
 
 void ModelBar::openFileDialog() {

@@ -31,6 +31,7 @@ class ModelBar : public QWidget {
   void refreshInstalled();  // re-reads models::installed_models()
   QString selectedPath() const;
   void selectPath(const QString& path);  // adds it to the list when missing
+  void forgetPath(const QString& path);  // a file that would not load leaves the list
 
   // The device setting the menu shows as chosen ("auto", "cpu", "cuda:N").
   void setDeviceSetting(const QString& device);

@@ -51,11 +51,13 @@ PerfDock::PerfDock(StatsHistoryModel* history, QWidget* parent)
   kv_stack_ = addStack(kv_, {{Col::kKvUsed, tr("used")}, {Col::kKvCached, tr("cached")}, {Col::kKvFree, tr("free")}});
   for (const Chart* c : {&speed_, &latency_, &memory_, &kv_}) layout->addWidget(c->view, 1);
 
-  setMinimumWidth(430);  // narrower charts lose their axis labels
+  // Narrower charts lose their axis labels; the dock itself may be narrower
+  // (a 1024-pixel screen) and scrolls sideways then.
+  panel->setMinimumWidth(380);
   auto* scroll = new QScrollArea(this);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(180);
   scroll->setWidget(panel);
   setWidget(scroll);
   connect(history_, &StatsHistoryModel::sampleAdded, this, [this] {

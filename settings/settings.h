@@ -7,6 +7,7 @@
 //   {"version": 1, "models_dir": "", "last_model": "", "device": "auto",
 //    "context_length": 4096, "kv_precision": "f16",
 //    "sampling": {"temperature": 0.8, "top_k": 40, ...SamplingParams fields...},
+//    "max_tokens": 1024, "system_prompt": "",
 //    "theme": "system", "panel_layout": "<base64>", "window_geometry": "<base64>"}
 // Unknown top-level keys (a newer Hearth's) are kept and written back, so
 // opening the file with an older version and saving loses nothing.
@@ -44,7 +45,9 @@ struct Settings {
   std::string device = "auto";         // "auto", "cpu" or "cuda:N" (N in 0..255)
   std::int32_t context_length = 4096;  // tokens, [kMinContextLength, kMaxContextLength]
   KvPrecision kv_precision = KvPrecision::kF16;
-  SamplingParams sampling{};  // defaults for new conversations
+  SamplingParams sampling{};       // defaults for new conversations
+  std::int32_t max_tokens = 1024;  // per answer, defaults for new conversations: [1, kMaxContextLength]
+  std::string system_prompt{};     // defaults for new conversations; empty: none
   Theme theme = Theme::kSystem;
   std::string panel_layout{};     // opaque to us: base64 of the app's dock state
   std::string window_geometry{};  // opaque to us: base64

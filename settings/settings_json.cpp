@@ -23,9 +23,9 @@ const std::array<std::function<void(json&)>, kSettingsVersion> kMigrations = {
     [](json&) {},
 };
 
-const std::set<std::string> kKnownKeys = {"version",        "models_dir",     "last_model", "device",
-                                          "context_length", "kv_precision",   "sampling",   "theme",
-                                          "panel_layout",   "window_geometry"};
+const std::set<std::string> kKnownKeys = {"version",        "models_dir",   "last_model",   "device",
+                                          "context_length", "kv_precision", "sampling",     "max_tokens",
+                                          "system_prompt",  "theme",        "panel_layout", "window_geometry"};
 
 // Reads doc[key] into out when present with the right type; else a warning.
 class Reader {
@@ -154,6 +154,8 @@ LoadedSettings from_json_text(std::string_view text) {
   r.integer("context_length", s.context_length);
   r.choice("kv_precision", s.kv_precision, std::array{KvPrecision::kF16, KvPrecision::kQ8_0, KvPrecision::kFp8E4M3});
   read_sampling(doc, s.sampling, out.warnings);
+  r.integer("max_tokens", s.max_tokens);
+  r.string("system_prompt", s.system_prompt);
   r.choice("theme", s.theme, std::array{Theme::kSystem, Theme::kLight, Theme::kDark});
   r.string("panel_layout", s.panel_layout);
   r.string("window_geometry", s.window_geometry);
@@ -186,6 +188,8 @@ std::string to_json_text(const Settings& s) {
                      {"presence_penalty", shortest(p.presence_penalty)},
                      {"penalty_last_n", p.penalty_last_n},
                      {"seed", p.seed}};
+  doc["max_tokens"] = s.max_tokens;
+  doc["system_prompt"] = s.system_prompt;
   doc["theme"] = to_string(s.theme);
   doc["panel_layout"] = s.panel_layout;
   doc["window_geometry"] = s.window_geometry;

@@ -65,6 +65,9 @@ std::vector<std::string> validate(Settings& s) {
     reset(s.context_length, d.context_length, "context_length " + std::to_string(s.context_length), w);
   }
   validate_sampling(s.sampling, w);
+  if (s.max_tokens < 1 || s.max_tokens > kMaxContextLength) {
+    reset(s.max_tokens, d.max_tokens, "max_tokens " + std::to_string(s.max_tokens), w);
+  }
   if (!is_base64(s.panel_layout)) reset(s.panel_layout, d.panel_layout, "panel_layout (not base64)", w);
   if (!is_base64(s.window_geometry)) reset(s.window_geometry, d.window_geometry, "window_geometry (not base64)", w);
   return w;

@@ -8,6 +8,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QToolButton>
+
+#include <algorithm>
+#include <numeric>
 
 #include "app/chat_backend.h"
 #include "app/chat_controller.h"
@@ -15,7 +19,9 @@
 #include "app/chat_rows.h"
 #include "app/chat_view.h"
 #include "app/message_widget.h"
+#include "app/prompted_backend.h"
 #include "app/storage_service.h"
+#include "long_answer.h"
 #include "test_env.h"
 
 using namespace hearth::app;
@@ -155,6 +161,98 @@ class ChatBackendTest : public QObject {
     QCOMPARE(path.rows.back().message.content, std::string("Once upon"));
     QCOMPARE(path.rows.back().generation->finish_reason, std::string("cancelled"));
     QVERIFY(!shown_text(view_->messageAt(1)).contains(QStringLiteral("a time")));
+  }
+
+  // A 2,000-token answer in updates of 8 tokens (240 tok/s at the UI's 30 Hz):
+  // what each update re-renders depends on the open block, not on how much
+  // of the answer came before it.
+  void streamingCostDoesNotGrowWithTheAnswer() {
+    controller_->send(QStringLiteral("Tell me a long story"));
+    QTRY_COMPARE(backend_->requests.size(), std::size_t{1});
+    const qint64 tag = backend_->requests.front().tag;
+    const auto tokens = hearth::app::testing::long_answer_tokens(2000);
+    QTRY_COMPARE(view_->messageCount(), 2);
+    MessageWidget* answer = view_->messageAt(1);
+    std::vector<qint64> cost;  // characters re-rendered by each update
+    QString full;
+    for (std::size_t i = 0; i < tokens.size(); i += 8) {
+      QString batch;
+      for (std::size_t j = i; j < std::min(tokens.size(), i + 8); ++j) batch += tokens[j];
+      full += batch;
+      const qint64 before = answer->renderedCharacters();
+      backend_->stream(tag, batch);  // direct connections: the view has updated on return
+      cost.push_back(answer->renderedCharacters() - before);
+    }
+    QCOMPARE(view_->messageAt(1), answer);  // the same widget throughout
+    QVERIFY(full.size() > 8000);
+    qsizetype longest_block = 0;
+    for (const auto& b : hearth::app::split_markdown(full)) longest_block = std::max(longest_block, b.text.size());
+    const auto quarter = static_cast<std::ptrdiff_t>(cost.size() / 4);
+    const double first = std::accumulate(cost.begin(), cost.begin() + quarter, 0.0) / static_cast<double>(quarter);
+    const double last = std::accumulate(cost.end() - quarter, cost.end(), 0.0) / static_cast<double>(quarter);
+    const qint64 worst = *std::max_element(cost.begin(), cost.end());
+    const QString numbers = QStringLiteral("first quarter %1, last quarter %2 chars/update; worst %3; longest block %4")
+                                .arg(first)
+                                .arg(last)
+                                .arg(worst)
+                                .arg(longest_block);
+    qInfo("%s", qPrintable(numbers));
+    QVERIFY2(last < 2.0 * first, qPrintable(numbers));
+    QVERIFY2(worst <= longest_block + 200, qPrintable(numbers));  // at most the open block and the new text
+    // Re-rendering everything on each update would cost about half the answer per update.
+    QVERIFY2(last * 10 < static_cast<double>(full.size()) / 2, qPrintable(numbers));
+    // What is shown is the whole answer, block for block.
+    backend_->finish(tag, FinishReason::kStop);
+    QTRY_VERIFY(!controller_->generating());
+    const auto blocks = hearth::app::split_markdown(full);
+    QCOMPARE(answer->findChildren<QLabel*>(QStringLiteral("proseText")).size(),
+             std::count_if(blocks.begin(), blocks.end(),
+                           [](const auto& b) { return b.kind == hearth::app::MarkdownBlock::Kind::kText; }));
+    QVERIFY(shown_text(answer).contains(blocks.back().text));
+  }
+
+  // An answer cut at the token limit offers Continue; the next version starts
+  // with the cut text, the model is asked to go on from it, and the system
+  // prompt of the settings goes first.
+  void continueAfterALengthStop() {
+    controller_.reset();
+    PromptedBackend prompted(backend_.get());
+    prompted.setSystemPrompt(QStringLiteral("Be brief."));
+    controller_ = std::make_unique<ChatController>(storage_.get(), &prompted);
+    view_ = std::make_unique<ChatView>(controller_->chatModel());
+    view_->show();
+    connect(view_.get(), &ChatView::continueRequested, this,
+            [&](qint64 id) { QVERIFY(continue_answer(*controller_, prompted, id)); });
+    controller_->send(QStringLiteral("Tell me a story"));
+    QTRY_COMPARE(backend_->requests.size(), std::size_t{1});
+    QCOMPARE(backend_->requests[0].turns.front().role, std::string("system"));
+    QCOMPARE(backend_->requests[0].turns.front().content, std::string("Be brief."));
+    QVERIFY(backend_->requests[0].continue_text.empty());
+    const qint64 first = backend_->requests[0].tag;
+    backend_->stream(first, QStringLiteral("Once upon a"));
+    backend_->finish(first, FinishReason::kLength);
+    QTRY_VERIFY(!controller_->generating());
+    auto* button = view_->messageAt(1)->findChild<QToolButton*>(QStringLiteral("continueButton"));
+    QTRY_VERIFY(button->isVisible());
+    QCOMPARE(button->focusPolicy(), Qt::NoFocus);
+    QVERIFY(shown_text(view_->messageAt(1)).contains(QStringLiteral("length")));
+
+    QTest::mouseClick(button, Qt::LeftButton);
+    QTRY_COMPARE(backend_->requests.size(), std::size_t{2});
+    const GenerationRequest& again = backend_->requests[1];
+    QCOMPARE(again.continue_text, std::string("Once upon a"));
+    QCOMPARE(again.turns.back().content, std::string("Tell me a story"));  // the cut answer is not a turn
+    QTRY_VERIFY(shown_text(view_->messageAt(1)).contains(QStringLiteral("Once upon a")));
+    backend_->stream(again.tag, QStringLiteral(" time."));
+    backend_->finish(again.tag, FinishReason::kStop);
+    QTRY_VERIFY(!controller_->generating());
+    QVERIFY(!view_->messageAt(1)->findChild<QToolButton*>(QStringLiteral("continueButton"))->isVisible());
+    const ConversationPath path = readBack();
+    QCOMPARE(path.rows.back().message.content, std::string("Once upon a time."));
+    QCOMPARE(path.rows.back().sibling_count, 2);  // the cut version stays as the previous branch
+    QCOMPARE(backend_->requests.size(), std::size_t{2});
+    view_.reset();
+    controller_.reset();
   }
 
  private:

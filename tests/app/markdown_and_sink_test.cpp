@@ -43,6 +43,40 @@ class MarkdownAndSinkTest : public QObject {
     QVERIFY(hearth::app::split_markdown(QStringLiteral("\n \n")).empty());
   }
 
+  void paragraphsSplitButListsStayWhole() {
+    const auto blocks =
+        hearth::app::split_markdown(QStringLiteral("One.\n\nTwo\nlines.\n\n1. a\n\n2. b\n   more\n\n- c\n\nEnd.\n\n"));
+    QCOMPARE(blocks.size(), std::size_t{3});
+    QCOMPARE(blocks[0].text, QStringLiteral("One."));
+    // A loose list keeps its items (and the paragraph before it) in one block: numbering renders as written.
+    QCOMPARE(blocks[1].text, QStringLiteral("Two\nlines.\n\n1. a\n\n2. b\n   more\n\n- c"));
+    QCOMPARE(blocks[2].text, QStringLiteral("End."));
+  }
+
+  // Fed in pieces of any size, the stream ends with the blocks of the whole
+  // text, and a block it called finished never changes afterwards.
+  void streamingMatchesTheWholeText() {
+    const QString text = QStringLiteral(
+        "Intro paragraph\nwith two lines.\n\n```python\ndef f(x):\n    return x\n\n```\nAfter the code.\n\n"
+        "- item\n- item two\n\n~~~\nunclosed ``` not a close\n~~~\n\nLast words, then a fence:\n```js\nlet a = 1;");
+    const auto whole = hearth::app::split_markdown(text);
+    QCOMPARE(whole.size(), std::size_t{6});
+    QCOMPARE(whole.back().language, QStringLiteral("js"));
+    QVERIFY(!whole.back().closed);
+    for (qsizetype piece : {1, 2, 3, 7, 50}) {
+      hearth::app::MarkdownStream stream;
+      std::vector<MarkdownBlock> seen;
+      for (qsizetype at = 0; at < text.size(); at += piece) {
+        stream.append(QStringView(text).mid(at, piece));
+        const auto& done = stream.finished();
+        QVERIFY(done.size() >= seen.size());
+        for (std::size_t i = 0; i < seen.size(); ++i) QVERIFY(done[i] == seen[i]);
+        seen = done;
+      }
+      QVERIFY2(stream.blocks() == whole, qPrintable(QString::number(piece)));
+    }
+  }
+
   void percentileByNearestRank() {
     using hearth::app::percentile;
     QCOMPARE(percentile({}, 0.5), 0.0);

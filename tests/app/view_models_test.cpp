@@ -93,7 +93,8 @@ class ViewModelsTest : public QObject {
     model.setFinished(2, store::MessageState::kComplete, g);
     QVERIFY(!model.index(1).data(ChatModel::kStreamingRole).toBool());
     QCOMPARE(model.index(1).data(ChatModel::kStatsRole).toString(),
-             QStringLiteral("16 tokens \u00b7 TTFT 42 ms \u00b7 95.1 tok/s \u00b7 12 cached"));
+             QStringLiteral("16 tokens \u00b7 TTFT 42 ms \u00b7 95.1 tok/s \u00b7 12 cached \u00b7 length: stopped at "
+                            "the token limit"));
     g.finish_reason = "cancelled";
     g.cached_tokens = 0;
     g.generated_tokens = 1;

@@ -84,6 +84,8 @@ TEST(Settings, RoundTripKeepsEveryField) {
   s.sampling.presence_penalty = 0.75f;
   s.sampling.penalty_last_n = 128;
   s.sampling.seed = std::numeric_limits<std::uint64_t>::max();
+  s.max_tokens = 300;
+  s.system_prompt = "You are terse.\nAnswer in \"French\".";
   s.theme = Theme::kDark;
   s.panel_layout = "AAECAw==";
   s.window_geometry = "AdnQywADAAA=";
@@ -100,6 +102,16 @@ TEST(Settings, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.settings.sampling.seed, std::numeric_limits<std::uint64_t>::max());
   EXPECT_EQ(back.settings.device, "cuda:1");
   EXPECT_EQ(back.settings.panel_layout, "AAECAw==");
+  EXPECT_EQ(back.settings.max_tokens, 300);
+  EXPECT_EQ(back.settings.system_prompt, s.system_prompt);
+}
+
+TEST(Settings, MaxTokensOutOfRangeIsReplaced) {
+  const LoadedSettings l = from_json_text(R"({"version": 1, "max_tokens": 0, "system_prompt": 7})");
+  EXPECT_EQ(l.settings.max_tokens, Settings{}.max_tokens);
+  EXPECT_EQ(l.settings.system_prompt, "");
+  EXPECT_TRUE(mentions(l.warnings, "max_tokens"));
+  EXPECT_TRUE(mentions(l.warnings, "system_prompt"));
 }
 
 TEST(Settings, BadValuesAreReplacedByDefaultsWithAWarningEach) {
