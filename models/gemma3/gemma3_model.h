@@ -38,6 +38,7 @@ class Gemma3Model final : public Model {
   std::span<const double> last_layer_ms() const override;
 
   backend::Ops& ops() { return *ops_; }
+  backend::Ops* backend_ops() override { return ops_.get(); }
 
  private:
   explicit Gemma3Model(std::unique_ptr<backend::Ops> ops);

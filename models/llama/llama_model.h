@@ -42,6 +42,7 @@ class LlamaModel : public Model {
 
   // The backend the model runs on (its op observer, for a profiler).
   backend::Ops& ops() { return *ops_; }
+  backend::Ops* backend_ops() override { return ops_.get(); }
 
  protected:
   explicit LlamaModel(std::unique_ptr<backend::Ops> ops);
