@@ -52,5 +52,6 @@ void add_template_command(CLI::App& app);
 void add_perplexity_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 void add_chat_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
 
 }  // namespace hearth::cli

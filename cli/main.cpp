@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   hearth::cli::add_generate_command(app);
   hearth::cli::add_chat_command(app);
   hearth::cli::add_perplexity_command(app);
+  hearth::cli::add_profile_command(app);
   const bool json = wants_json(argc, argv);
   try {
     app.parse(argc, argv);
