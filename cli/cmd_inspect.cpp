@@ -32,7 +32,7 @@ json scales_json(const gguf::GgufFile& f) {
   json out = json::object();
   if (f.incomplete()) return out;  // the tensor data is not all there
   for (const auto& [type, s] : gguf::scale_statistics(f)) {
-    out[type] = {{"tensors", s.tensors}, {"count", s.count}, {"mean", s.mean}, {"stddev", s.stddev},
+    out[type] = {{"tensors", s.tensors}, {"count", s.count}, {"mean", s.mean},  {"stddev", s.stddev},
                  {"min", s.min},         {"max", s.max},     {"types", s.types}};
   }
   return out;

@@ -80,8 +80,8 @@ json profile_json(const ProfileReport& r) {
 
 json overflow_json(const std::optional<OverflowFinding>& f) {
   if (!f) return nullptr;
-  return {{"layer", f->layer}, {"op", f->op},     {"what", f->what},
-          {"max_abs", f->max_abs}, {"position", f->position}, {"step", f->step}};
+  return {{"layer", f->layer},       {"op", f->op},    {"what", f->what}, {"max_abs", f->max_abs},
+          {"position", f->position}, {"step", f->step}};
 }
 
 json trace_json(const ProfileReport& r) {
@@ -90,15 +90,16 @@ json trace_json(const ProfileReport& r) {
   events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1}, {"args", {{"name", "ops"}}}});
   events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 2}, {"args", {{"name", "host"}}}});
   for (const StepProfile& s : r.recent) {
-    events.push_back({{"name", "forward"},
-                      {"cat", "step"},
-                      {"ph", "X"},
-                      {"pid", 1},
-                      {"tid", 2},
-                      {"ts", s.start_us},
-                      {"dur", s.forward_us},
-                      {"args", {{"step", s.step}, {"tokens", s.tokens}, {"host_wait_us", s.host_wait_us},
-                                {"gpu_idle_us", s.gpu_idle_us}}}});
+    events.push_back(
+        {{"name", "forward"},
+         {"cat", "step"},
+         {"ph", "X"},
+         {"pid", 1},
+         {"tid", 2},
+         {"ts", s.start_us},
+         {"dur", s.forward_us},
+         {"args",
+          {{"step", s.step}, {"tokens", s.tokens}, {"host_wait_us", s.host_wait_us}, {"gpu_idle_us", s.gpu_idle_us}}}});
     for (const OpProfileEntry& e : s.ops) {
       const std::string name = e.layer >= 0 ? e.name + "." + std::to_string(e.layer) : e.name;
       events.push_back({{"name", name},
@@ -108,8 +109,13 @@ json trace_json(const ProfileReport& r) {
                         {"tid", e.kind == KernelKind::kSampling ? 2 : 1},
                         {"ts", e.start_us},
                         {"dur", e.duration_us},
-                        {"args", {{"layer", e.layer}, {"step", e.step}, {"input_bytes", e.input_bytes},
-                                  {"output_bytes", e.output_bytes}, {"flops", e.flops}, {"is_fused", e.is_fused}}}});
+                        {"args",
+                         {{"layer", e.layer},
+                          {"step", e.step},
+                          {"input_bytes", e.input_bytes},
+                          {"output_bytes", e.output_bytes},
+                          {"flops", e.flops},
+                          {"is_fused", e.is_fused}}}});
     }
   }
   return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};

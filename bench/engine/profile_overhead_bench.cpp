@@ -28,8 +28,10 @@ using namespace hearth;
 class NullOps final : public backend::Ops {
  public:
   Result<void> reserve_weights(std::size_t) override { return {}; }
-  Result<backend::Matrix> upload_matrix(const backend::HostTensor&, backend::MatrixUse) override { return {}; }
-  Result<backend::Vector> upload_vector(const backend::HostTensor&) override { return {}; }
+  Result<backend::Matrix> upload_matrix(const backend::HostTensor&, backend::MatrixUse) override {
+    return backend::Matrix{};
+  }
+  Result<backend::Vector> upload_vector(const backend::HostTensor&) override { return backend::Vector{}; }
   std::size_t kv_block_bytes(std::int32_t) const override { return 0; }
   Result<void> allocate_kv(const KvLayout&) override { return {}; }
   bool has_kv() const override { return true; }
@@ -55,8 +57,7 @@ class NullOps final : public backend::Ops {
   void do_attention(std::int32_t, backend::Activation, backend::Activation, float, std::int32_t) override {}
   void do_glu(backend::GluKind, backend::Activation, backend::Activation) override {}
   void do_add(backend::Activation, backend::Activation) override {}
-  void do_logits(backend::Activation, const backend::Vector&, float, backend::Activation,
-                 std::span<float>) override {}
+  void do_logits(backend::Activation, const backend::Vector&, float, backend::Activation, std::span<float>) override {}
 };
 
 void OpDispatch(benchmark::State& state, bool profiling) {
@@ -92,7 +93,8 @@ void DecodeStep(benchmark::State& state) {
   models::SyntheticSpec spec;
   spec.shape = {"custom", 576, 8, 9, 3, 1536, 4096, 2048, 10000.0f, 1e-5f, false};
   spec.quant = models::parse_synthetic_quant("Q8_0").value();
-  const auto path = std::filesystem::temp_directory_path() / ("hearth-bench-prof-" + std::to_string(::getpid()) + ".gguf");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("hearth-bench-prof-" + std::to_string(::getpid()) + ".gguf");
   if (!models::write_synthetic_model(spec, path)) {
     state.SkipWithError("cannot write the synthetic model");
     return;

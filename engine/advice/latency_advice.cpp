@@ -27,8 +27,8 @@ constexpr std::array<Format, 13> kFormats{{{"F32", 32},
                                            {"Q4_0", 4.5}}};
 constexpr std::array<const char*, 6> kLadder{"F32", "F16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M"};
 
-Suggestion make(std::string change, std::string from, std::string to, double factor, double measured,
-                double target, std::string reason) {
+Suggestion make(std::string change, std::string from, std::string to, double factor, double measured, double target,
+                std::string reason) {
   Suggestion s;
   s.change = std::move(change);
   s.from = std::move(from);

@@ -47,8 +47,8 @@ struct CurrentSetup {
 };
 
 struct AdviceOptions {
-  std::size_t min_samples = 32;       // fewer: no verdict
-  std::int32_t min_context = 2048;    // never suggest a context below this
+  std::size_t min_samples = 32;     // fewer: no verdict
+  std::int32_t min_context = 2048;  // never suggest a context below this
   double prefill_weight_sensitivity = 0.3;
 };
 
@@ -66,10 +66,10 @@ struct Suggestion {
 struct Advice {
   enum class Verdict { kNotEnoughData, kMeetsTarget, kTransient, kOverTarget };
   Verdict verdict = Verdict::kNotEnoughData;
-  double measured_ms = 0;         // p99 of the whole window (nearest rank)
-  double recent_ms = 0;           // p99 of its newer half
+  double measured_ms = 0;  // p99 of the whole window (nearest rank)
+  double recent_ms = 0;    // p99 of its newer half
   std::size_t samples = 0;
-  std::vector<Suggestion> suggestions;   // kOverTarget only: lightest change first
+  std::vector<Suggestion> suggestions;    // kOverTarget only: lightest change first
   std::optional<Suggestion> recommended;  // the lightest available one that meets the target, else the best available
 };
 

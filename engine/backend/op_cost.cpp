@@ -79,8 +79,8 @@ OpCost attention_cost(std::span<const SeqSpan> seqs, std::int32_t n_head, std::i
 OpCost logits_cost(const Matrix& output, std::int64_t rows) {
   const OpCost norm = rms_norm_cost(rows, output.cols);
   const OpCost product = linear_cost(output, rows, false, false);
-  return OpCost{norm.input_bytes + product.input_bytes - u(rows) * u(output.cols) * kF32,
-                product.output_bytes, norm.flops + product.flops};
+  return OpCost{norm.input_bytes + product.input_bytes - u(rows) * u(output.cols) * kF32, product.output_bytes,
+                norm.flops + product.flops};
 }
 
 }  // namespace hearth::backend

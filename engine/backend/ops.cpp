@@ -131,8 +131,8 @@ Ops::OpIo Ops::linear_many_io(std::span<const LinearOut> outs) const {
   }
   // The input is read once for all of them.
   if (outs.size() > 1) {
-    io.cost.input_bytes -= (outs.size() - 1) * static_cast<std::uint64_t>(n_tokens_ * outs.front().w.cols) *
-                           sizeof(float);
+    io.cost.input_bytes -=
+        (outs.size() - 1) * static_cast<std::uint64_t>(n_tokens_ * outs.front().w.cols) * sizeof(float);
   }
   return io;
 }

@@ -150,32 +150,47 @@ class Ops {
   // out[t] = table[token t] (dequantized row).
   void embed(const OpName& n, const Matrix& table, Activation out) {
     run(
-        OpKind::kEmbedding, n, [&] { return OpIo{embed_cost(table, n_tokens_), {out}, 1}; },
+        OpKind::kEmbedding, n,
+        [&] {
+          return OpIo{embed_cost(table, n_tokens_), {out}, 1};
+        },
         [&] { do_embed(table, out); });
   }
   // out[t] = x[t] / rms(x[t]) * weight, rows of x.width floats. out may alias x.
   void rms_norm(const OpName& n, Activation x, const Vector& weight, float eps, Activation out) {
     run(
-        OpKind::kRmsNorm, n, [&] { return OpIo{rms_norm_cost(n_tokens_, x.width), {out}, 1}; },
+        OpKind::kRmsNorm, n,
+        [&] {
+          return OpIo{rms_norm_cost(n_tokens_, x.width), {out}, 1};
+        },
         [&] { do_rms_norm(x, weight, eps, out); });
   }
   // Per-head RMSNorm in place (gemma's Q/K norms): x [.][n_heads][weight.n],
   // each head's weight.n floats normed on their own, times the shared weight.
   void head_rms_norm(const OpName& n, Activation x, std::int32_t n_heads, const Vector& weight, float eps) {
     run(
-        OpKind::kRmsNorm, n, [&] { return OpIo{rms_norm_cost(n_tokens_ * n_heads, weight.n), {x}, 1}; },
+        OpKind::kRmsNorm, n,
+        [&] {
+          return OpIo{rms_norm_cost(n_tokens_ * n_heads, weight.n), {x}, 1};
+        },
         [&] { do_head_rms_norm(x, n_heads, weight, eps); });
   }
   // x *= s, rows of x.width floats (gemma's embedding scale).
   void scale(const OpName& n, Activation x, float s) {
     run(
-        OpKind::kScale, n, [&] { return OpIo{elementwise_cost(n_tokens_ * x.width, 1, 1), {x}, 1}; },
+        OpKind::kScale, n,
+        [&] {
+          return OpIo{elementwise_cost(n_tokens_ * x.width, 1, 1), {x}, 1};
+        },
         [&] { do_scale(x, s); });
   }
   // y[t] = w x[t] (+ bias). x: [.][w.cols], y: [.][w.rows], not overlapping.
   void linear(const OpName& n, const Matrix& w, Activation x, Activation y, const Vector& bias = {}) {
     run(
-        OpKind::kLinear, n, [&] { return OpIo{linear_cost(w, n_tokens_, static_cast<bool>(bias), false), {y}, 1}; },
+        OpKind::kLinear, n,
+        [&] {
+          return OpIo{linear_cost(w, n_tokens_, static_cast<bool>(bias), false), {y}, 1};
+        },
         [&] { do_linear(w, x, y, bias); });
   }
   // Each out.y = out.w x (+ out.bias), matrices of the same cols: one call so
@@ -188,7 +203,10 @@ class Ops {
   // backends that cannot fuse the add into the product.
   void linear_residual(const OpName& n, const Matrix& w, Activation x, Activation residual, Activation scratch) {
     run(
-        OpKind::kLinear, n, [&] { return OpIo{linear_cost(w, n_tokens_, false, true), {residual}, 1}; },
+        OpKind::kLinear, n,
+        [&] {
+          return OpIo{linear_cost(w, n_tokens_, false, true), {residual}, 1};
+        },
         [&] { do_linear_residual(w, x, residual, scratch); });
   }
   // Rotates q [.][n_q_heads][head_dim] and k [.][n_k_heads][head_dim] in
@@ -197,13 +215,20 @@ class Ops {
             const RopeConfig& c) {
     run(
         OpKind::kRope, n,
-        [&] { return OpIo{rope_cost(n_tokens_, std::int64_t{n_q_heads} * c.head_dim, std::int64_t{n_k_heads} * c.head_dim), {q, k}, 2}; },
+        [&] {
+          return OpIo{rope_cost(n_tokens_, std::int64_t{n_q_heads} * c.head_dim, std::int64_t{n_k_heads} * c.head_dim),
+                      {q, k},
+                      2};
+        },
         [&] { do_rope(q, n_q_heads, k, n_k_heads, c); });
   }
   // Writes k and v ([.][n_head_kv * head_dim]) of every token into its slot of layer `layer`.
   void store_kv(const OpName& n, std::int32_t layer, Activation k, Activation v) {
     run(
-        OpKind::kStoreKv, n, [&] { return OpIo{store_kv_cost(n_tokens_, k.width, kv_token_bytes()), {}, 0}; },
+        OpKind::kStoreKv, n,
+        [&] {
+          return OpIo{store_kv_cost(n_tokens_, k.width, kv_token_bytes()), {}, 0};
+        },
         [&] { do_store_kv(layer, k, v); });
   }
   // Causal grouped-query attention of each token over positions 0..(its own)
@@ -232,7 +257,10 @@ class Ops {
   // x += y, rows of x.width floats.
   void add(const OpName& n, Activation x, Activation y) {
     run(
-        OpKind::kAdd, n, [&] { return OpIo{elementwise_cost(n_tokens_ * x.width, 2, 1), {x}, 1}; },
+        OpKind::kAdd, n,
+        [&] {
+          return OpIo{elementwise_cost(n_tokens_ * x.width, 2, 1), {x}, 1};
+        },
         [&] { do_add(x, y); });
   }
   // The logits of the rows that want them (each sequence's last token, or
@@ -242,7 +270,10 @@ class Ops {
   void logits(const OpName& n, Activation x, const Vector& norm, float eps, Activation scratch,
               std::span<float> logits) {
     run(
-        OpKind::kLogits, n, [&] { return OpIo{logits_cost(output_, prof_logit_rows_), {}, 0}; },
+        OpKind::kLogits, n,
+        [&] {
+          return OpIo{logits_cost(output_, prof_logit_rows_), {}, 0};
+        },
         [&] { do_logits(x, norm, eps, scratch, logits); });
   }
   // Layer timing: boundary 0 before the first layer, i after layer i - 1.

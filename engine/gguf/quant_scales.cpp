@@ -53,15 +53,32 @@ std::string layer_type(std::string_view name) {
 bool for_each_scale(const TensorInfo& t, void (*sink)(void*, double), void* ctx) {
   std::size_t block = 0;
   switch (t.type) {
-    case GgmlType::kQ4_0: block = sizeof(kernels::BlockQ4_0); break;
-    case GgmlType::kQ4_1: block = sizeof(kernels::BlockQ4_1); break;
-    case GgmlType::kQ5_0: block = sizeof(kernels::BlockQ5_0); break;
-    case GgmlType::kQ5_1: block = sizeof(kernels::BlockQ5_1); break;
-    case GgmlType::kQ8_0: block = sizeof(kernels::BlockQ8_0); break;
-    case GgmlType::kQ4_K: block = sizeof(kernels::BlockQ4_K); break;
-    case GgmlType::kQ5_K: block = sizeof(kernels::BlockQ5_K); break;
-    case GgmlType::kQ6_K: block = sizeof(kernels::BlockQ6_K); break;
-    default: return false;
+    case GgmlType::kQ4_0:
+      block = sizeof(kernels::BlockQ4_0);
+      break;
+    case GgmlType::kQ4_1:
+      block = sizeof(kernels::BlockQ4_1);
+      break;
+    case GgmlType::kQ5_0:
+      block = sizeof(kernels::BlockQ5_0);
+      break;
+    case GgmlType::kQ5_1:
+      block = sizeof(kernels::BlockQ5_1);
+      break;
+    case GgmlType::kQ8_0:
+      block = sizeof(kernels::BlockQ8_0);
+      break;
+    case GgmlType::kQ4_K:
+      block = sizeof(kernels::BlockQ4_K);
+      break;
+    case GgmlType::kQ5_K:
+      block = sizeof(kernels::BlockQ5_K);
+      break;
+    case GgmlType::kQ6_K:
+      block = sizeof(kernels::BlockQ6_K);
+      break;
+    default:
+      return false;
   }
   const std::size_t n_blocks = static_cast<std::size_t>(t.n_bytes) / block;
   for (std::size_t b = 0; b < n_blocks; ++b) {

@@ -45,7 +45,8 @@ SyntheticSpec spec_of(const std::string& quant) {
 }
 
 fs::path write(const SyntheticSpec& spec, const std::string& tag) {
-  const fs::path path = fs::temp_directory_path() / ("hearth-profile-" + tag + "-" + std::to_string(::getpid()) + ".gguf");
+  const fs::path path =
+      fs::temp_directory_path() / ("hearth-profile-" + tag + "-" + std::to_string(::getpid()) + ".gguf");
   const Result<void> written = write_synthetic_model(spec, path);
   EXPECT_TRUE(written.ok()) << written.error().describe();
   return path;

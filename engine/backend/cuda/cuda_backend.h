@@ -211,7 +211,7 @@ class CudaBackend final : public backend::Ops {
   LayerTimer layer_timer_;
   // Profiling: event 0 at the end of begin_step, 1 + 2i / 2 + 2i around op i.
   LayerTimer op_events_;
-  bool op_events_ok_ = true;                           // every record of this step succeeded
+  bool op_events_ok_ = true;                         // every record of this step succeeded
   std::chrono::steady_clock::time_point events_t0_;  // host time event 0 was recorded
   double host_wait_us_ = 0;                          // finish_step's synchronize
   std::uint64_t step_count_ = 0;

@@ -1,8 +1,8 @@
 // Per-layer times of a forward pass on the GPU: CUDA events recorded on the
 // model's stream between layers, read once the step has synchronized (no extra
 // sync). The op profiler (CudaBackend's profile hooks) uses a second timer as
-// its event pool: an event before and after each op. An event record costs about what a kernel launch does on the host, so
-// a model records them only on the steps it means to time.
+// its event pool: an event before and after each op. An event record costs about what a kernel launch does on the host,
+// so a model records them only on the steps it means to time.
 #pragma once
 
 #include <cuda_runtime_api.h>

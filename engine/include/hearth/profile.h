@@ -40,9 +40,9 @@ struct OpProfileEntry {
   std::string name;         // what the op computes: "qkv", "ffn_down", "sampling"...
   std::int32_t layer = -1;  // -1: outside the layers (embedding, logits, sampling)
   KernelKind kind = KernelKind::kMatmul;
-  std::int64_t step = 0;     // the engine step it belongs to (0-based since profiling was turned on)
-  double start_us = 0;       // from the start of profiling (host clock; CUDA: event time aligned to it)
-  double duration_us = 0;    // CPU: steady clock around the op; CUDA: events around its kernels
+  std::int64_t step = 0;           // the engine step it belongs to (0-based since profiling was turned on)
+  double start_us = 0;             // from the start of profiling (host clock; CUDA: event time aligned to it)
+  double duration_us = 0;          // CPU: steady clock around the op; CUDA: events around its kernels
   std::uint64_t input_bytes = 0;   // read: weights, activations, KV cache
   std::uint64_t output_bytes = 0;  // written
   std::uint64_t flops = 0;         // floating-point operations (a multiply-add is 2)
@@ -65,9 +65,9 @@ struct StepProfile {
 // A window of profiled steps.
 struct ProfileReport {
   std::int32_t n_layer = 0;
-  std::int64_t steps = 0;        // steps aggregated into the sums below (all since the last reset)
-  double forward_us = 0;         // sum of StepProfile::forward_us
-  double host_wait_us = 0;       // sums over the steps
+  std::int64_t steps = 0;   // steps aggregated into the sums below (all since the last reset)
+  double forward_us = 0;    // sum of StepProfile::forward_us
+  double host_wait_us = 0;  // sums over the steps
   double gpu_idle_us = 0;
   double sampling_us = 0;
   double outside_layers_us[kKernelKinds] = {};  // ops with layer -1, by kind
@@ -87,10 +87,10 @@ struct ProfileOptions {
 
 // The first value out of range that the overflow check saw.
 struct OverflowFinding {
-  std::int32_t layer = -1;   // -1: outside the layers (embedding)
-  std::string op;            // the op whose output it was ("ffn_down"...)
-  std::string what;          // "nan", "inf" or "fp16_range" (|x| > 95% of 65504)
-  double max_abs = 0;        // the largest finite magnitude in that output
+  std::int32_t layer = -1;    // -1: outside the layers (embedding)
+  std::string op;             // the op whose output it was ("ffn_down"...)
+  std::string what;           // "nan", "inf" or "fp16_range" (|x| > 95% of 65504)
+  double max_abs = 0;         // the largest finite magnitude in that output
   std::int32_t position = 0;  // the token position (in its sequence) of the first bad value
   std::int64_t step = 0;      // engine step (0-based since the check was turned on)
 };

@@ -10,8 +10,7 @@ namespace hearth::advice {
 namespace {
 
 // n samples at `base` ms, with `spikes` of them (spread evenly from `from` on) at `spike` ms.
-std::vector<double> series(std::size_t n, double base, std::size_t from = 0, std::size_t spikes = 0,
-                           double spike = 0) {
+std::vector<double> series(std::size_t n, double base, std::size_t from = 0, std::size_t spikes = 0, double spike = 0) {
   std::vector<double> v(n, base);
   for (std::size_t i = 0; i < spikes && from + i < n; ++i) v[from + i] = spike;
   return v;
@@ -92,8 +91,7 @@ TEST(LatencyAdvice, RecommendsTheLightestChangeThatMeetsTheTarget) {
       // 30 ms measured; fp8 KV gives 1 - 0.15/2 = 0.925 -> 27.75 ms.
       {"fp8 KV is enough", LatencyMetric::kInterTokenP99, cuda, 28, "kv_precision", "fp8", 0.925},
       // Needs more than fp8: Q8_0 -> Q6_K gives 1 - 0.75 (1 - 6.5625/8.5).
-      {"weights next", LatencyMetric::kInterTokenP99, cuda, 26, "weight_format", "Q6_K",
-       1 - 0.75 * (1 - 6.5625 / 8.5)},
+      {"weights next", LatencyMetric::kInterTokenP99, cuda, 26, "weight_format", "Q6_K", 1 - 0.75 * (1 - 6.5625 / 8.5)},
       // On the CPU q8_0 KV cannot run: the weights are recommended.
       {"cpu skips q8_0 KV", LatencyMetric::kInterTokenP99, cpu, 29, "weight_format", "Q6_K",
        1 - 0.75 * (1 - 6.5625 / 8.5)},
