@@ -43,8 +43,8 @@ class ProfilerDockTest : public QObject {
     models::SyntheticSpec spec;
     spec.shape = {"custom", 256, 3, 4, 2, 512, 600, 1024, 10000.0f, 1e-5f, false};
     spec.quant = models::parse_synthetic_quant("Q8_0").value();
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("hearth-profiler-dock-" + std::to_string(::getpid()) + ".gguf");
+    const auto path =
+        std::filesystem::temp_directory_path() / ("hearth-profiler-dock-" + std::to_string(::getpid()) + ".gguf");
     QVERIFY(models::write_synthetic_model(spec, path).ok());
     models::RunConfig config;
     config.device = "cpu";
