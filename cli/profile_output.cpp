@@ -147,10 +147,10 @@ void print_profile_table(std::FILE* out, const ProfileReport& r) {
   }
   std::vector<std::pair<std::string, std::pair<double, std::uint64_t>>> ops(by_name.begin(), by_name.end());
   std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
-  std::fprintf(out, "\n%-14s %12s %10s\n", "op", "total ms", "GB/s");
+  std::fprintf(out, "\n%-20s %12s %10s\n", "op", "total ms", "GB/s");
   for (const auto& [name, v] : ops) {
     const double gbs = v.first > 0 ? static_cast<double>(v.second) / (v.first * 1e3) : 0.0;
-    std::fprintf(out, "%-14s %12.3f %10.2f\n", name.c_str(), v.first / 1e3, gbs);
+    std::fprintf(out, "%-20s %12.3f %10.2f\n", name.c_str(), v.first / 1e3, gbs);
   }
 }
 
