@@ -50,6 +50,6 @@ wait $BUILD2
 note "built the rest at $(el): rc $?"
 $B/tests/engine/backend/engine_backend_cuda_ops_test >$OUT/ops_test.log 2>&1
 note "engine_backend_cuda_ops_test: $(grep -E '^\[  PASSED|^\[  FAILED' $OUT/ops_test.log | tr '\n' ' ')"
-timeout 60 $B/tests/models/models_llama_cuda_test --gtest_filter='*Graph*:*LayerTim*' >$OUT/graph_test.log 2>&1
+timeout 60 $B/tests/models/cuda/models_llama_cuda_test --gtest_filter='*Graph*:*LayerTim*' >$OUT/graph_test.log 2>&1
 note "models_llama_cuda_test (graphs, layer timing): $(grep -E '^\[  PASSED|^\[  FAILED' $OUT/graph_test.log | tr '\n' ' ')"
 note "done at $(el)"
