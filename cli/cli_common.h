@@ -58,5 +58,6 @@ void add_history_command(CLI::App& app);  // cmd_history.cpp
 void add_export_commands(CLI::App& app);  // cmd_export.cpp: export, import
 void add_send_command(CLI::App& app);     // cmd_send.cpp
 void add_rerun_command(CLI::App& app);    // cmd_rerun.cpp
+void add_profile_command(CLI::App& app);
 
 }  // namespace hearth::cli

@@ -1,6 +1,6 @@
 // hearth-cli generate MODEL (--prompt TEXT | --prompt-file F) [--chat]
 //   [--system TEXT] [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P]
-//   [--repeat-penalty R] [--seed S] [--threads N] [--ctx N] [--json]
+//   [--repeat-penalty R] [--seed S] [--threads N] [--ctx N] [--json] [--check-overflow]
 // Streams the answer to stdout. With --json, the last line is one JSON object
 // whose field names are a documented interface: add fields, never rename.
 #include <cstdio>
@@ -13,6 +13,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/engine_session.h"
+#include "cli/profile_output.h"
 
 namespace hearth::cli {
 namespace {
@@ -26,6 +27,7 @@ struct GenerateOptions {
   int n = 128;
   SamplingParams sampling;
   bool json = false;
+  bool check_overflow = false;
 };
 
 nlohmann::json result_json(const std::string& text, const FinishEvent& f, const ModelRunInfo& run,
@@ -60,6 +62,7 @@ nlohmann::json result_json(const std::string& text, const FinishEvent& f, const 
 void run_generate(GenerateOptions opt) {
   if (!opt.prompt_file.empty()) opt.prompt = read_text_file(opt.prompt_file);
   auto engine = start_engine(opt.setup);
+  engine->set_overflow_check(opt.check_overflow);
   Request request;
   if (opt.chat) {
     if (!opt.system.empty()) request.messages.push_back({"system", opt.system});
@@ -74,8 +77,12 @@ void run_generate(GenerateOptions opt) {
   const FinishEvent finish = sink->wait();
   std::fputs("\n", stdout);
   if (finish.reason == FinishReason::kError) fail(finish.error ? finish.error->describe() : "generation failed");
-  if (opt.json)
-    std::cout << result_json(sink->text(), finish, engine->run_info(), engine->stats().memory).dump() << "\n";
+  const std::optional<OverflowFinding> overflow = engine->first_overflow();
+  if (opt.check_overflow) print_overflow(stderr, overflow);
+  if (!opt.json) return;
+  nlohmann::json j = result_json(sink->text(), finish, engine->run_info(), engine->stats().memory);
+  if (opt.check_overflow) j["overflow"] = overflow_json(overflow);
+  std::cout << j.dump() << "\n";
 }
 
 }  // namespace
@@ -92,6 +99,9 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("-n,--max-tokens", opt->n, "Tokens to generate at most")->capture_default_str();
   add_sampling_options(*cmd, opt->sampling);
   cmd->add_flag("--json", opt->json, "Print a JSON summary as the last line");
+  cmd->add_flag("--check-overflow", opt->check_overflow,
+                "Check every op's output for NaN, Inf and values beyond 95% of the FP16 range; report the first "
+                "(stderr, and \"overflow\" in --json)");
   cmd->callback([opt, prompt, file] {
     if (prompt->count() + file->count() == 0) fail("give --prompt or --prompt-file");
     run_generate(*opt);

@@ -1,4 +1,4 @@
-// hearth-cli inspect MODEL [--json]: what a GGUF file holds: architecture,
+// hearth-cli inspect MODEL [--json] [--scales]: what a GGUF file holds: architecture,
 // hyper-parameters, tokenizer summary, chat template, every metadata key and
 // every tensor, with totals. The JSON form is the contract other checks use
 // (tests/cli/inspect_oracle.py compares it with the Python gguf reader).
@@ -12,6 +12,7 @@
 #include "cli/cli_common.h"
 #include "cli/gguf_json.h"
 #include "engine/gguf/gguf_file.h"
+#include "engine/gguf/quant_scales.h"
 #include "models/catalog.h"
 
 namespace hearth::cli {
@@ -23,7 +24,32 @@ struct InspectOptions {
   std::string model;
   bool json = false;
   bool all_arrays = false;
+  bool scales = false;
 };
+
+// Layer type -> the distribution of its quantization scales (engine/gguf/quant_scales.h).
+json scales_json(const gguf::GgufFile& f) {
+  json out = json::object();
+  if (f.incomplete()) return out;  // the tensor data is not all there
+  for (const auto& [type, s] : gguf::scale_statistics(f)) {
+    out[type] = {{"tensors", s.tensors}, {"count", s.count}, {"mean", s.mean},  {"stddev", s.stddev},
+                 {"min", s.min},         {"max", s.max},     {"types", s.types}};
+  }
+  return out;
+}
+
+void print_scales(const json& scales) {
+  std::printf("quantization scales by layer type (effective block / sub-block scale)\n");
+  std::printf("  %-24s %-14s %8s %10s %12s %12s %12s %12s\n", "layer type", "types", "tensors", "scales", "mean",
+              "stddev", "min", "max");
+  for (const auto& [type, s] : scales.items()) {
+    std::string types;
+    for (const auto& [t, n] : s["types"].items()) types += (types.empty() ? "" : ",") + t;
+    std::printf("  %-24s %-14s %8llu %10llu %12.4g %12.4g %12.4g %12.4g\n", type.c_str(), types.c_str(),
+                s["tensors"].get<unsigned long long>(), s["count"].get<unsigned long long>(), s["mean"].get<double>(),
+                s["stddev"].get<double>(), s["min"].get<double>(), s["max"].get<double>());
+  }
+}
 
 // Keys under "<arch>." are the hyper-parameters; the prefix is dropped.
 json hyper_parameters(const gguf::GgufFile& f, std::string_view arch) {
@@ -154,9 +180,12 @@ void print_text(const json& doc) {
 void run_inspect(const InspectOptions& opt) {
   const auto path = unwrap(models::resolve_model(opt.model));
   const auto file = unwrap(gguf::GgufFile::open(path, gguf::OpenOptions{true}));
-  const json doc = inspect_json(*file, opt);
+  json doc = inspect_json(*file, opt);
+  if (opt.scales) doc["scales"] = scales_json(*file);
   if (opt.json) {
     std::cout << doc.dump(1) << "\n";
+  } else if (opt.scales) {
+    print_scales(doc["scales"]);
   } else {
     print_text(doc);
   }
@@ -170,6 +199,9 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_option("model", opt->model, "Path to a .gguf file or a catalog name")->required();
   cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->add_flag("--all-arrays", opt->all_arrays, "Print arrays in full (default: the first 16 elements)");
+  cmd->add_flag("--scales", opt->scales,
+                "The quantization scales' mean and standard deviation per layer type (text: only that table; "
+                "--json: a \"scales\" object)");
   cmd->callback([opt] { run_inspect(*opt); });
 }
 

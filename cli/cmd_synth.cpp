@@ -15,6 +15,8 @@ struct SynthOptions {
   std::string output;
   std::uint64_t seed = 1;
   std::string arch = "llama";
+  std::int32_t boost_layer = -1;
+  float boost = 1.0f;
   // Overrides of the named shape (0 = keep).
   std::uint32_t n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0, n_vocab = 0, n_ctx = 0;
 };
@@ -41,6 +43,8 @@ void run_synth(const SynthOptions& opt) {
   spec.shape.architecture = opt.arch;
   spec.quant = unwrap(models::parse_synthetic_quant(opt.quant));
   spec.seed = opt.seed;
+  spec.boosted_layer = opt.boost_layer;
+  spec.boost = opt.boost;
   auto written = models::write_synthetic_model(spec, opt.output);
   if (!written) fail(written.error());
   std::fprintf(stderr, "wrote %s (%s, %s)\n", opt.output.c_str(), spec.shape.name.c_str(), spec.quant.name.c_str());
@@ -65,6 +69,9 @@ void add_synth_command(CLI::App& app) {
   cmd->add_option("--ffn", opt->n_ff, "Feed-forward width");
   cmd->add_option("--vocab", opt->n_vocab, "Vocabulary size");
   cmd->add_option("--ctx", opt->n_ctx, "Context length");
+  cmd->add_option("--boost-layer", opt->boost_layer,
+                  "Scale this layer's weight matrices by --boost (an overflow-check test model)");
+  cmd->add_option("--boost", opt->boost, "The factor for --boost-layer")->capture_default_str();
   cmd->callback([opt] { run_synth(*opt); });
 }
 

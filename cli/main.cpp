@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   hearth::cli::add_history_command(app);
   hearth::cli::add_export_commands(app);
 #endif
+  hearth::cli::add_profile_command(app);
   const bool json = wants_json(argc, argv);
   try {
     app.parse(argc, argv);

@@ -60,6 +60,7 @@ class DecoderModel : public Model {
 
   // The backend the model runs on (its op observer, for a profiler).
   backend::Ops& ops() { return *ops_; }
+  backend::Ops* backend_ops() override { return ops_.get(); }
 
  protected:
   explicit DecoderModel(std::unique_ptr<backend::Ops> ops);
@@ -77,7 +78,6 @@ class DecoderModel : public Model {
   virtual void run_layer(std::int32_t layer) = 0;
   virtual void after_logits(std::span<float> /*logits*/) const {}
 
-  backend::Ops& backend_ops() const { return *ops_; }
   const DecoderActs& acts() const { return a_; }
 
  private:

@@ -72,8 +72,8 @@ BlockScales block_scales(GgmlType t) {
 }
 
 // Fills a weight tensor whose rows have `fan_in` elements.
-void fill_weights(GgmlType type, std::span<std::byte> out, std::uint64_t fan_in, Rng& rng) {
-  const float sigma = 1.0f / std::sqrt(static_cast<float>(fan_in));
+void fill_weights(GgmlType type, std::span<std::byte> out, std::uint64_t fan_in, Rng& rng, float gain) {
+  const float sigma = gain / std::sqrt(static_cast<float>(fan_in));
   const auto* traits = kernels::type_traits(type);
   if (type == GgmlType::kF32 || type == GgmlType::kF16 || type == GgmlType::kBF16) {
     const std::size_t n = out.size() / traits->block_bytes;
@@ -282,10 +282,11 @@ Result<void> write_synthetic_model(const SyntheticSpec& spec, const std::filesys
   auto weight = [&](const std::string& name, std::string_view role, int layer, std::uint64_t in, std::uint64_t out) {
     const GgmlType t = synthetic_tensor_type(spec, role, layer, in);
     const std::uint64_t seed = spec.seed * 0x100000001b3ULL + tensor_index++;
+    const float gain = layer >= 0 && layer == spec.boosted_layer ? spec.boost : 1.0f;
     w.add_tensor(name, t, {static_cast<std::int64_t>(in), static_cast<std::int64_t>(out)},
-                 [t, in, seed](std::span<std::byte> bytes) {
+                 [t, in, seed, gain](std::span<std::byte> bytes) {
                    Rng rng{seed};
-                   fill_weights(t, bytes, in, rng);
+                   fill_weights(t, bytes, in, rng, gain);
                  });
   };
   // Norm weights near 1; biases small, as trained models have them.

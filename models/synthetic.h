@@ -56,6 +56,12 @@ struct SyntheticSpec {
   SyntheticShape shape;
   SyntheticQuant quant;
   std::uint64_t seed = 1;
+  // Every weight matrix of layer `boosted_layer` (-1: none) gets `boost`
+  // times the usual spread: a model whose activations blow up at that layer,
+  // for the overflow check's tests (quantized types scale their block scales,
+  // which stay f16: keep sigma x boost well under 65504).
+  std::int32_t boosted_layer = -1;
+  float boost = 1.0f;
 };
 
 // Checks the shape (heads divide the width, KV heads divide heads, sizes > 0

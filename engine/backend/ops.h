@@ -17,55 +17,23 @@
 // op (a profiler, a NaN checker). Unset, that costs one null test per op.
 #pragma once
 
+#include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/backend/handles.h"
+#include "engine/backend/op_cost.h"
 #include "engine/model/model.h"
+#include "hearth/profile.h"
 #include "hearth/result.h"
 
 namespace hearth::backend {
-
-// A weight matrix in the backend's memory, in its GGUF block layout: `rows`
-// rows of `cols` elements of ggml `type`, rows `row_stride` bytes apart.
-// data: the file mapping (CPU) or device memory (CUDA); models never read it.
-struct Matrix {
-  std::uint32_t type = 0;  // ggml type id
-  const void* data = nullptr;
-  std::int64_t rows = 0;  // output features
-  std::int64_t cols = 0;  // input features (contiguous)
-  std::size_t row_stride = 0;
-  explicit operator bool() const { return data != nullptr; }
-};
-
-// An f32 vector [n] in the backend's memory (norm weights, biases); empty when absent.
-struct Vector {
-  const float* data = nullptr;
-  std::int64_t n = 0;
-  explicit operator bool() const { return data != nullptr; }
-};
-
-// A tensor of the file mapping, to be uploaded: [rows][cols] of `type`, `bytes` long.
-struct HostTensor {
-  std::string_view name;  // for error messages
-  std::uint32_t type = 0;
-  std::int64_t rows = 1;
-  std::int64_t cols = 0;
-  const void* data = nullptr;
-  std::size_t bytes = 0;
-};
-
-// A step's activation buffer [n_tokens][width] f32 in the backend's memory.
-struct Activation {
-  float* data = nullptr;
-  std::int64_t width = 0;  // floats per token
-  // The same buffer from token row `t` on.
-  Activation from_row(std::int64_t t) const { return Activation{data + t * width, width}; }
-};
-using ActivationId = std::uint32_t;
 
 enum class OpKind : std::uint8_t {
   kEmbedding,   // embed
@@ -81,6 +49,8 @@ enum class OpKind : std::uint8_t {
   kScale,       // scale
 };
 const char* op_kind_name(OpKind kind);
+// The profile's column of an op kind (hearth/profile.h).
+KernelKind kernel_kind(OpKind kind);
 
 // What an op call computes in the architecture (static text, e.g. "attn_norm",
 // "qkv", "ffn_down") and its layer (-1 outside the layers: embedding, logits).
@@ -171,52 +141,95 @@ class Ops {
   // hearth::check_steps) and sizes the activations; kOutOfMemory when they do
   // not fit (the backend stays usable for smaller steps). finish_step waits
   // for the step, returns the first op error, and makes layer_ms() valid.
-  virtual Result<void> begin_step(std::span<const SequenceStep> steps) = 0;
-  virtual Result<void> finish_step() = 0;
+  Result<void> begin_step(std::span<const SequenceStep> steps);
+  Result<void> finish_step();
   // The buffer `id` for this step (valid until the next begin_step).
   Activation act(ActivationId id) const { return acts_[id]; }
 
   // ---- The ops, over every token of the step unless said otherwise.
   // out[t] = table[token t] (dequantized row).
   void embed(const OpName& n, const Matrix& table, Activation out) {
-    run(OpKind::kEmbedding, n, [&] { do_embed(table, out); });
+    run(
+        OpKind::kEmbedding, n,
+        [&] {
+          return OpIo{embed_cost(table, n_tokens_), {out}, 1};
+        },
+        [&] { do_embed(table, out); });
   }
   // out[t] = x[t] / rms(x[t]) * weight, rows of x.width floats. out may alias x.
   void rms_norm(const OpName& n, Activation x, const Vector& weight, float eps, Activation out) {
-    run(OpKind::kRmsNorm, n, [&] { do_rms_norm(x, weight, eps, out); });
+    run(
+        OpKind::kRmsNorm, n,
+        [&] {
+          return OpIo{rms_norm_cost(n_tokens_, x.width), {out}, 1};
+        },
+        [&] { do_rms_norm(x, weight, eps, out); });
   }
   // Per-head RMSNorm in place (gemma's Q/K norms): x [.][n_heads][weight.n],
   // each head's weight.n floats normed on their own, times the shared weight.
   void head_rms_norm(const OpName& n, Activation x, std::int32_t n_heads, const Vector& weight, float eps) {
-    run(OpKind::kRmsNorm, n, [&] { do_head_rms_norm(x, n_heads, weight, eps); });
+    run(
+        OpKind::kRmsNorm, n,
+        [&] {
+          return OpIo{rms_norm_cost(n_tokens_ * n_heads, weight.n), {x}, 1};
+        },
+        [&] { do_head_rms_norm(x, n_heads, weight, eps); });
   }
   // x *= s, rows of x.width floats (gemma's embedding scale).
   void scale(const OpName& n, Activation x, float s) {
-    run(OpKind::kScale, n, [&] { do_scale(x, s); });
+    run(
+        OpKind::kScale, n,
+        [&] {
+          return OpIo{elementwise_cost(n_tokens_ * x.width, 1, 1), {x}, 1};
+        },
+        [&] { do_scale(x, s); });
   }
   // y[t] = w x[t] (+ bias). x: [.][w.cols], y: [.][w.rows], not overlapping.
   void linear(const OpName& n, const Matrix& w, Activation x, Activation y, const Vector& bias = {}) {
-    run(OpKind::kLinear, n, [&] { do_linear(w, x, y, bias); });
+    run(
+        OpKind::kLinear, n,
+        [&] {
+          return OpIo{linear_cost(w, n_tokens_, static_cast<bool>(bias), false), {y}, 1};
+        },
+        [&] { do_linear(w, x, y, bias); });
   }
   // Each out.y = out.w x (+ out.bias), matrices of the same cols: one call so
   // a backend can quantize x once and run them in one pass (at most 4).
   void linear_many(const OpName& n, Activation x, std::span<const LinearOut> outs) {
-    run(OpKind::kLinearMany, n, [&] { do_linear_many(x, outs); });
+    run(
+        OpKind::kLinearMany, n, [&] { return linear_many_io(outs); }, [&] { do_linear_many(x, outs); });
   }
   // residual[t] += w x[t] (the residual stream). scratch: [.][w.rows], for
   // backends that cannot fuse the add into the product.
   void linear_residual(const OpName& n, const Matrix& w, Activation x, Activation residual, Activation scratch) {
-    run(OpKind::kLinear, n, [&] { do_linear_residual(w, x, residual, scratch); });
+    run(
+        OpKind::kLinear, n,
+        [&] {
+          return OpIo{linear_cost(w, n_tokens_, false, true), {residual}, 1};
+        },
+        [&] { do_linear_residual(w, x, residual, scratch); });
   }
   // Rotates q [.][n_q_heads][head_dim] and k [.][n_k_heads][head_dim] in
   // place by each token's position.
   void rope(const OpName& n, Activation q, std::int32_t n_q_heads, Activation k, std::int32_t n_k_heads,
             const RopeConfig& c) {
-    run(OpKind::kRope, n, [&] { do_rope(q, n_q_heads, k, n_k_heads, c); });
+    run(
+        OpKind::kRope, n,
+        [&] {
+          return OpIo{rope_cost(n_tokens_, std::int64_t{n_q_heads} * c.head_dim, std::int64_t{n_k_heads} * c.head_dim),
+                      {q, k},
+                      2};
+        },
+        [&] { do_rope(q, n_q_heads, k, n_k_heads, c); });
   }
   // Writes k and v ([.][n_head_kv * head_dim]) of every token into its slot of layer `layer`.
   void store_kv(const OpName& n, std::int32_t layer, Activation k, Activation v) {
-    run(OpKind::kStoreKv, n, [&] { do_store_kv(layer, k, v); });
+    run(
+        OpKind::kStoreKv, n,
+        [&] {
+          return OpIo{store_kv_cost(n_tokens_, k.width, kv_token_bytes()), {}, 0};
+        },
+        [&] { do_store_kv(layer, k, v); });
   }
   // Causal grouped-query attention of each token over positions 0..(its own)
   // of its sequence in layer `layer`'s cache (the step's K/V stored first).
@@ -225,15 +238,30 @@ class Ops {
   // (the blocks before stay allocated; they are simply not read).
   void attention(const OpName& n, std::int32_t layer, Activation q, Activation out, float scale,
                  std::int32_t window = 0) {
-    run(OpKind::kAttention, n, [&] { do_attention(layer, q, out, scale, window); });
+    run(
+        OpKind::kAttention, n,
+        [&] {
+          return OpIo{attention_cost(prof_seqs_, shape_.n_head, shape_.head_dim, kv_token_bytes(), window), {out}, 1};
+        },
+        [&] { do_attention(layer, q, out, scale, window); });
   }
   // gate = act(gate) * up, rows of gate.width floats.
   void glu(const OpName& n, GluKind kind, Activation gate, Activation up) {
-    run(OpKind::kGlu, n, [&] { do_glu(kind, gate, up); });
+    run(
+        OpKind::kGlu, n,
+        [&] {
+          return OpIo{elementwise_cost(n_tokens_ * gate.width, 2, kind == GluKind::kSwiGlu ? 5 : 10), {gate}, 1};
+        },
+        [&] { do_glu(kind, gate, up); });
   }
   // x += y, rows of x.width floats.
   void add(const OpName& n, Activation x, Activation y) {
-    run(OpKind::kAdd, n, [&] { do_add(x, y); });
+    run(
+        OpKind::kAdd, n,
+        [&] {
+          return OpIo{elementwise_cost(n_tokens_ * x.width, 2, 1), {x}, 1};
+        },
+        [&] { do_add(x, y); });
   }
   // The logits of the rows that want them (each sequence's last token, or
   // all its tokens), in step order: rms_norm(x) * norm into scratch, then
@@ -241,7 +269,12 @@ class Ops {
   // complete once finish_step() returns.
   void logits(const OpName& n, Activation x, const Vector& norm, float eps, Activation scratch,
               std::span<float> logits) {
-    run(OpKind::kLogits, n, [&] { do_logits(x, norm, eps, scratch, logits); });
+    run(
+        OpKind::kLogits, n,
+        [&] {
+          return OpIo{logits_cost(output_, prof_logit_rows_), {}, 0};
+        },
+        [&] { do_logits(x, norm, eps, scratch, logits); });
   }
   // Layer timing: boundary 0 before the first layer, i after layer i - 1.
   virtual void mark_layer(std::uint32_t boundary) = 0;
@@ -255,8 +288,28 @@ class Ops {
   virtual Result<void> read(Activation src, std::span<float> dst) = 0;
 
   virtual ModelMemory memory() const = 0;
-  void set_observer(OpObserver* observer) { observer_ = observer; }
+  void set_observer(OpObserver* observer) {
+    observer_ = observer;
+    update_instrumented();
+  }
   std::int64_t step_tokens() const { return n_tokens_; }
+
+  // ---- Instruments (between steps; off by default; off costs one test of a
+  // flag per op). CUDA runs instrumented steps eagerly: no graph capture or
+  // replay (per-op events and host reads do not work inside a replayed graph).
+  // Profiling: every op of a step becomes an OpProfileEntry (duration, bytes,
+  // FLOPs, fused); last_profile() is the last finished step's, null when it
+  // failed or profiling was off. Entry start times are from the step's start
+  // (last_profile_start()).
+  void set_profiling(bool on);
+  bool profiling() const { return profiling_; }
+  const StepProfile* last_profile() const { return profile_valid_ ? &profile_ : nullptr; }
+  std::chrono::steady_clock::time_point last_profile_start() const { return profile_t0_; }
+  // Overflow check: after each op, its outputs are read back and scanned for
+  // NaN, Inf and |x| > kFp16OverflowThreshold; the step's first finding (its
+  // `step` field 0) until the next begin_step. The logits are not scanned.
+  void set_overflow_check(bool on);
+  const std::optional<OverflowFinding>& overflow() const { return overflow_; }
 
  protected:
   Ops() = default;
@@ -265,6 +318,20 @@ class Ops {
     std::int64_t width = 0;
     const char* what = "";
   };
+
+  virtual Result<void> do_begin_step(std::span<const SequenceStep> steps) = 0;
+  virtual Result<void> do_finish_step() = 0;
+  // Profiling hooks, called only while profiling. The defaults time with the
+  // steady clock around the op, right for a backend whose ops have completed
+  // when they return (CPU). A device backend records events instead and fills
+  // durations (and the step's device figures) in profile_step_done, once the
+  // step has synchronized.
+  virtual void profile_op_begin(std::size_t index);
+  virtual void profile_op_end(std::size_t index);
+  virtual void profile_step_done(StepProfile&) {}
+  // Whether the backend runs this op of the current step as one fused pass.
+  virtual bool op_fused(OpKind) const { return false; }
+  bool instrumented() const { return instrumented_; }
 
   virtual void do_embed(const Matrix& table, Activation out) = 0;
   virtual void do_rms_norm(Activation x, const Vector& weight, float eps, Activation out) = 0;
@@ -292,18 +359,58 @@ class Ops {
   std::vector<double> layer_ms_;
 
  private:
-  template <typename F>
-  void run(OpKind kind, const OpName& n, F&& body) {
-    if (observer_ == nullptr) {
+  // What an instrumented op costs and which activations it writes (each
+  // [n_tokens][width]; the overflow check scans them).
+  struct OpIo {
+    OpCost cost;
+    std::array<Activation, 4> outputs{};
+    std::size_t n_outputs = 0;
+  };
+
+  // Uninstrumented: one test, then the op. `io` is computed only when instrumented.
+  template <typename Io, typename F>
+  void run(OpKind kind, const OpName& n, Io&& io, F&& body) {
+    if (!instrumented_) {
       body();
       return;
     }
-    observer_->op_begin(kind, n);
+    const OpIo call = io();
+    instrument_begin(kind, n, call);
     body();
-    observer_->op_end(kind, n);
+    instrument_end(kind, n, call);
   }
+  void instrument_begin(OpKind kind, const OpName& n, const OpIo& io);
+  void instrument_end(OpKind kind, const OpName& n, const OpIo& io);
+  OpIo linear_many_io(std::span<const LinearOut> outs) const;
+  void stage_instruments(std::span<const SequenceStep> steps);
+  void scan_output(const OpName& n, Activation a);
+  void update_instrumented() { instrumented_ = observer_ != nullptr || profiling_ || overflow_check_; }
+  // K and V of one token of one layer, in the cache's precision.
+  std::uint64_t kv_token_bytes() const;
 
   OpObserver* observer_ = nullptr;
+  bool instrumented_ = false;
+  bool profiling_ = false;
+  bool overflow_check_ = false;
+  // The instrumented step: its sequences, row positions and logit rows.
+  std::vector<SeqSpan> prof_seqs_;
+  std::vector<std::int32_t> row_positions_;  // [n_tokens]
+  std::int64_t prof_logit_rows_ = 0;
+  // Profiling: the step being recorded (or the last one), its start, the
+  // start of the op in progress (default hooks).
+  StepProfile profile_;
+  bool profile_valid_ = false;
+  std::chrono::steady_clock::time_point profile_t0_, op_t0_;
+  // Overflow check: this step's first finding, and the host copy of an output.
+  std::optional<OverflowFinding> overflow_;
+  std::vector<float> scan_buffer_;
+
+ protected:
+  // The op entries of the step being recorded (a device backend's hooks fill their times).
+  std::vector<OpProfileEntry>& profile_ops() { return profile_.ops; }
+  double us_since_step_start(std::chrono::steady_clock::time_point t) const {
+    return std::chrono::duration<double, std::micro>(t - profile_t0_).count();
+  }
 };
 
 }  // namespace hearth::backend

@@ -19,6 +19,10 @@
 
 namespace hearth {
 
+namespace backend {
+class Ops;
+}
+
 struct ModelHyperParams {
   std::string architecture;       // general.architecture: "llama", "qwen2", ...
   std::string name;               // general.name, for display
@@ -85,6 +89,11 @@ class Model {
   // a backend that does not time layers, or one that times only some steps to
   // keep the cost down. Valid until the next forward().
   virtual std::span<const double> last_layer_ms() const { return {}; }
+
+  // The backend op interface the model runs on (engine/backend/ops.h), for
+  // the engine's instruments (profiling, the overflow check); null for a
+  // model that does not run on one (test doubles).
+  virtual backend::Ops* backend_ops() { return nullptr; }
 };
 
 }  // namespace hearth

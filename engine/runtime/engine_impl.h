@@ -30,6 +30,7 @@
 
 #include "engine/kv/kv_cache_manager.h"
 #include "engine/metrics/engine_metrics.h"
+#include "engine/metrics/profile_window.h"
 #include "engine/model/model.h"
 #include "engine/runtime/prompt_builder.h"
 #include "engine/runtime/request_state.h"
@@ -61,6 +62,10 @@ class EngineImpl final : public Engine {
   std::vector<RequestId> submit_all(std::vector<Submission> submissions) override;
   void cancel(RequestId id) override;
   EngineStats stats() const override { return metrics_.snapshot(); }
+  void set_profiling(const ProfileOptions& options) override;
+  ProfileReport profile() const override { return profile_.report(); }
+  void set_overflow_check(bool on) override;
+  std::optional<OverflowFinding> first_overflow() const override;
   const ModelHyperParams& model_info() const override;
   const ModelRunInfo& run_info() const override { return bundle_.run; }
   std::int32_t context_length() const override { return context_length_; }
@@ -101,6 +106,10 @@ class EngineImpl final : public Engine {
 
   // engine_step.cpp
   void run_step();
+  // Brings the backend's instruments to what was last asked for (engine thread, between steps).
+  void apply_instruments();
+  // After a forward: the profiled step (with its sampling time) into the window, the first overflow kept.
+  void collect_instruments(const metrics::StepRecord& rec, Clock::time_point sampled_from);
   bool forward(const scheduler::StepPlan& plan);
   std::int32_t sample_all(const scheduler::StepPlan& plan);
 
@@ -129,6 +138,20 @@ class EngineImpl final : public Engine {
   std::unordered_map<RequestId, std::unique_ptr<RequestState>> active_;
   std::vector<SequenceStep> steps_;
   std::vector<float> logits_;  // [sequences wanting logits][n_vocab]
+
+  // Instruments: what callers asked for (any thread), what the backend runs (engine thread).
+  std::atomic<bool> want_profiling_{false};
+  std::atomic<std::size_t> want_keep_steps_{256};
+  std::atomic<std::uint64_t> profiling_generation_{0};  // bumped by each set_profiling(enabled)
+  std::atomic<bool> want_overflow_{false};
+  std::uint64_t applied_generation_ = 0;
+  bool applied_overflow_ = false;
+  Clock::time_point profile_origin_;  // entries' times are from here
+  std::int64_t profiled_steps_ = 0;
+  std::int64_t checked_steps_ = 0;
+  mutable std::mutex overflow_mu_;
+  std::optional<OverflowFinding> overflow_;  // guarded by overflow_mu_
+  metrics::ProfileWindow profile_;           // thread-safe report
 
   metrics::EngineMetrics metrics_;  // thread-safe snapshot
   std::thread thread_;              // last: starts after everything above exists

@@ -26,6 +26,7 @@ void EngineImpl::run_step() {
   rec.schedule_ms = ms_since(rec.start, scheduled);
   if (plan.empty()) return;
 
+  apply_instruments();
   const bool ok = forward(plan);
   const Clock::time_point forwarded = Clock::now();
   rec.forward_ms = ms_since(scheduled, forwarded);
@@ -33,6 +34,7 @@ void EngineImpl::run_step() {
   if (ok) rec.decode_tokens = sample_all(plan);
   rec.end = Clock::now();
   rec.sample_ms = ms_since(forwarded, rec.end);
+  if (ok) collect_instruments(rec, forwarded);
   for (const scheduler::ScheduledChunk& c : plan.chunks) rec.prefill_tokens += c.prefill ? c.num_tokens : 0;
   metrics_.record_step(rec);
 }

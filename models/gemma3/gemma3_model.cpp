@@ -11,7 +11,7 @@ Result<std::unique_ptr<Gemma3Model>> Gemma3Model::load_on(std::unique_ptr<backen
   HEARTH_ASSIGN_OR_RETURN(const Gemma3FileWeights bound, bind_gemma3_weights(*file));
   std::unique_ptr<Gemma3Model> model(new Gemma3Model(std::move(ops)));
   HEARTH_TRY(model->set_shape(bound.p.hp));
-  HEARTH_ASSIGN_OR_RETURN(model->w_, upload_gemma3_weights(bound, model->backend_ops()));
+  HEARTH_ASSIGN_OR_RETURN(model->w_, upload_gemma3_weights(bound, model->ops()));
   model->declare_activations(model->w_.p.hp);
   if (keep) model->keep_file(std::move(file));
   return model;
@@ -22,7 +22,7 @@ Gemma3Model::Gemma3Model(std::unique_ptr<backend::Ops> ops) : DecoderModel(std::
 Gemma3Model::~Gemma3Model() = default;
 
 void Gemma3Model::after_embed() {
-  backend::Ops& ops = backend_ops();
+  backend::Ops& ops = this->ops();
   ops.scale(OpName{"embd_scale"}, ops.act(acts().x), w_.p.embd_scale);
 }
 
@@ -44,7 +44,7 @@ void Gemma3Model::attention_block(std::int32_t l) {
   const ModelHyperParams& hp = p.hp;
   const auto& lw = w_.layers[static_cast<std::size_t>(l)];
   const bool local = p.local[static_cast<std::size_t>(l)];
-  backend::Ops& ops = backend_ops();
+  backend::Ops& ops = this->ops();
   const DecoderActs& a = acts();
   const backend::Activation x = ops.act(a.x), h = ops.act(a.h), q = ops.act(a.q), k = ops.act(a.k), v = ops.act(a.v),
                             attn = ops.act(a.attn);
@@ -67,7 +67,7 @@ void Gemma3Model::attention_block(std::int32_t l) {
 void Gemma3Model::ffn_block(std::int32_t l) {
   const ModelHyperParams& hp = w_.p.hp;
   const auto& lw = w_.layers[static_cast<std::size_t>(l)];
-  backend::Ops& ops = backend_ops();
+  backend::Ops& ops = this->ops();
   const DecoderActs& a = acts();
   const backend::Activation x = ops.act(a.x), h = ops.act(a.h), gate = ops.act(a.gate), up = ops.act(a.up);
   ops.rms_norm(OpName{"ffn_norm", l}, x, lw.ffn_norm, hp.rms_eps, h);

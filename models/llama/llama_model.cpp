@@ -23,7 +23,7 @@ LlamaModel::~LlamaModel() = default;
 Result<void> LlamaModel::init(std::unique_ptr<gguf::GgufFile> file, bool keep) {
   HEARTH_ASSIGN_OR_RETURN(const LlamaFileWeights bound, bind_llama_weights(*file));
   HEARTH_TRY(set_shape(bound.hp));
-  HEARTH_ASSIGN_OR_RETURN(w_, upload_llama_weights(bound, backend_ops()));
+  HEARTH_ASSIGN_OR_RETURN(w_, upload_llama_weights(bound, ops()));
   declare_activations(w_.hp);
   if (keep) keep_file(std::move(file));
   return {};
@@ -37,7 +37,7 @@ void LlamaModel::run_layer(std::int32_t l) {
 void LlamaModel::attention_block(std::int32_t l) {
   const ModelHyperParams& hp = w_.hp;
   const auto& lw = w_.layers[static_cast<std::size_t>(l)];
-  backend::Ops& ops = backend_ops();
+  backend::Ops& ops = this->ops();
   const DecoderActs& a = acts();
   const backend::Activation x = ops.act(a.x), h = ops.act(a.h), q = ops.act(a.q), k = ops.act(a.k), v = ops.act(a.v),
                             attn = ops.act(a.attn);
@@ -55,7 +55,7 @@ void LlamaModel::attention_block(std::int32_t l) {
 void LlamaModel::ffn_block(std::int32_t l) {
   const ModelHyperParams& hp = w_.hp;
   const auto& lw = w_.layers[static_cast<std::size_t>(l)];
-  backend::Ops& ops = backend_ops();
+  backend::Ops& ops = this->ops();
   const DecoderActs& a = acts();
   const backend::Activation x = ops.act(a.x), h = ops.act(a.h), gate = ops.act(a.gate), up = ops.act(a.up);
   ops.rms_norm(OpName{"ffn_norm", l}, x, lw.ffn_norm, hp.rms_eps, h);

@@ -87,7 +87,7 @@ PagedKv CpuBackend::layer_kv(std::int32_t layer) {
                  shape().head_dim};
 }
 
-Result<void> CpuBackend::begin_step(std::span<const SequenceStep> steps) {
+Result<void> CpuBackend::do_begin_step(std::span<const SequenceStep> steps) {
   layer_ms_.clear();
   tokens_.clear();
   positions_.clear();

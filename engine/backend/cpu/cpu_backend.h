@@ -34,8 +34,6 @@ class CpuBackend final : public backend::Ops {
   Result<void> allocate_kv(const KvLayout& layout) override;
   bool has_kv() const override { return !k_cache_.empty(); }
 
-  Result<void> begin_step(std::span<const SequenceStep> steps) override;
-  Result<void> finish_step() override { return {}; }
   void mark_layer(std::uint32_t boundary) override;
 
   Result<void> write(backend::Activation dst, std::span<const float> src) override;
@@ -53,6 +51,12 @@ class CpuBackend final : public backend::Ops {
     std::int64_t count = 0;
     std::int64_t logit_rows = 0;  // rows of logits it wants (0, 1 or count)
   };
+
+  Result<void> do_begin_step(std::span<const SequenceStep> steps) override;
+  Result<void> do_finish_step() override { return {}; }
+  // q/k/v and gate/up run through one matmul_many (one activation
+  // quantization, one pass over the thread pool).
+  bool op_fused(backend::OpKind kind) const override { return kind == backend::OpKind::kLinearMany; }
 
   void do_embed(const backend::Matrix& table, backend::Activation out) override;
   void do_rms_norm(backend::Activation x, const backend::Vector& weight, float eps, backend::Activation out) override;

@@ -82,7 +82,7 @@ CudaBackend::StepSizes CudaBackend::stage_inputs(std::span<const SequenceStep> s
   return sz;
 }
 
-Result<void> CudaBackend::begin_step(std::span<const SequenceStep> steps) {
+Result<void> CudaBackend::do_begin_step(std::span<const SequenceStep> steps) {
   layer_ms_.clear();
   step_result_ = {};
   timed_ = false;
@@ -112,13 +112,20 @@ Result<void> CudaBackend::begin_step(std::span<const SequenceStep> steps) {
                                   "cudaMemcpyAsync (step inputs)"},
                        "forward"));
   plan_graph();
+  if (profiling()) {
+    op_events_ok_ = true;
+    events_t0_ = std::chrono::steady_clock::now();
+    profile_record(0);
+  }
   return {};
 }
 
-Result<void> CudaBackend::finish_step() {
+Result<void> CudaBackend::do_finish_step() {
   run_graph();
   // The step's work (and the logits' copy) is done when the stream is.
+  const auto wait_t0 = std::chrono::steady_clock::now();
   const Result<void> synced = ctx_->synchronize();
+  host_wait_us_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - wait_t0).count();
   if (!step_result_) return step_result_;
   HEARTH_TRY(synced);
   if (timed_) {
@@ -135,7 +142,9 @@ void CudaBackend::plan_graph() {
   graph_mode_ = StepGraphs::Mode::kEager;
   op_fingerprint_ = 0;
   graph_logits_ = {};
-  if (!graphs_enabled_ || !sz_.decode) return;
+  // Instrumented steps (profiling, overflow check, an op observer) run
+  // eagerly: per-op events and host reads cannot live inside a replay.
+  if (!graphs_enabled_ || !sz_.decode || instrumented()) return;
   StepGraphKey key;
   key.n_tokens = sz_.n_tokens;
   key.max_context = sz_.max_context;

@@ -66,8 +66,6 @@ class CudaBackend final : public backend::Ops {
   Result<void> allocate_kv(const KvLayout& layout) override;
   bool has_kv() const override { return static_cast<bool>(k_pool_); }
 
-  Result<void> begin_step(std::span<const SequenceStep> steps) override;
-  Result<void> finish_step() override;
   void mark_layer(std::uint32_t boundary) override;
 
   Result<void> write(backend::Activation dst, std::span<const float> src) override;
@@ -119,6 +117,16 @@ class CudaBackend final : public backend::Ops {
   };
 
   CudaBackend(std::unique_ptr<CudaContext> ctx, const CudaBackendOptions& options);
+
+  Result<void> do_begin_step(std::span<const SequenceStep> steps) override;
+  Result<void> do_finish_step() override;
+  // Profiling (cuda_backend_profile.cpp): events before and after each op on
+  // the stream, read after the step's synchronize.
+  void profile_op_begin(std::size_t index) override;
+  void profile_op_end(std::size_t index) override;
+  void profile_step_done(StepProfile& p) override;
+  bool op_fused(backend::OpKind kind) const override;
+  void profile_record(std::size_t event);
 
   void do_embed(const backend::Matrix& table, backend::Activation out) override;
   void do_rms_norm(backend::Activation x, const backend::Vector& weight, float eps, backend::Activation out) override;
@@ -201,6 +209,11 @@ class CudaBackend final : public backend::Ops {
   std::uint64_t graph_launches_ = 0;
   std::span<float> graph_logits_;  // where the replayed step's logits go (copied after the launch)
   LayerTimer layer_timer_;
+  // Profiling: event 0 at the end of begin_step, 1 + 2i / 2 + 2i around op i.
+  LayerTimer op_events_;
+  bool op_events_ok_ = true;                         // every record of this step succeeded
+  std::chrono::steady_clock::time_point events_t0_;  // host time event 0 was recorded
+  double host_wait_us_ = 0;                          // finish_step's synchronize
   std::uint64_t step_count_ = 0;
   // memory()'s cached cudaMemGetInfo (memory() is const and may be called from any thread).
   mutable std::mutex device_info_mu_;

@@ -28,6 +28,22 @@ Result<void> LayerTimer::init(std::uint32_t n_layers) {
   return {};
 }
 
+Result<void> LayerTimer::ensure(std::size_t n) {
+  while (events_.size() < n) {
+    cudaEvent_t e = nullptr;
+    HEARTH_TRY(check(cudaEventCreate(&e), "cudaEventCreate"));
+    events_.push_back(e);
+  }
+  return {};
+}
+
+Result<double> LayerTimer::elapsed_ms(std::size_t i, std::size_t j) const {
+  if (i >= events_.size() || j >= events_.size()) return make_error(ErrorCode::kInternal, "event out of range");
+  float ms = 0.0f;
+  HEARTH_TRY(check(cudaEventElapsedTime(&ms, events_[i], events_[j]), "cudaEventElapsedTime"));
+  return static_cast<double>(ms);
+}
+
 Result<void> LayerTimer::record(std::uint32_t i, cudaStream_t stream, bool capturing) const {
   if (i >= events_.size()) return make_error(ErrorCode::kInternal, "layer timing: boundary out of range");
   if (capturing) {

@@ -1,7 +1,8 @@
 // Per-layer times of a forward pass on the GPU: CUDA events recorded on the
 // model's stream between layers, read once the step has synchronized (no extra
-// sync). An event record costs about what a kernel launch does on the host, so
-// a model records them only on the steps it means to time.
+// sync). The op profiler (CudaBackend's profile hooks) uses a second timer as
+// its event pool: an event before and after each op. An event record costs about what a kernel launch does on the host,
+// so a model records them only on the steps it means to time.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -23,6 +24,12 @@ class LayerTimer {
 
   // Creates the n_layers + 1 events on the current device (first call only).
   Result<void> init(std::uint32_t n_layers);
+  // At least n events (more are created on the current device, none freed):
+  // the profiler's pool, two per op of a step.
+  Result<void> ensure(std::size_t n);
+  std::size_t size() const { return events_.size(); }
+  // Milliseconds from event i to event j, both completed.
+  Result<double> elapsed_ms(std::size_t i, std::size_t j) const;
   // Records boundary `i` on `stream`: 0 before the first layer, i after layer i - 1.
   // While `stream` captures a graph, the record becomes one of its nodes
   // (cudaEventRecordExternal), so each replay times its layers.

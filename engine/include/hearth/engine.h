@@ -24,6 +24,7 @@
 
 #include "engine/model/model.h"
 #include "hearth/metrics.h"
+#include "hearth/profile.h"
 #include "hearth/result.h"
 #include "hearth/run_info.h"
 #include "hearth/sampling.h"
@@ -153,6 +154,15 @@ class Engine {
   virtual void cancel(RequestId id) = 0;
   // Thread-safe snapshot.
   virtual EngineStats stats() const = 0;
+
+  // Instruments (hearth/profile.h), off by default, thread-safe; a change
+  // takes effect from the next step. Turning profiling on starts a fresh
+  // window; profile() is a copy of it (empty when profiling never ran).
+  // The overflow check keeps the first finding since it was turned on.
+  virtual void set_profiling(const ProfileOptions& options) { static_cast<void>(options); }
+  virtual ProfileReport profile() const { return {}; }
+  virtual void set_overflow_check(bool on) { static_cast<void>(on); }
+  virtual std::optional<OverflowFinding> first_overflow() const { return std::nullopt; }
 
   virtual const ModelHyperParams& model_info() const = 0;
   // Where and how the model runs (the bundle's ModelRunInfo): the real device,

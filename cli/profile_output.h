@@ -1,0 +1,27 @@
+// hearth-cli profile's three outputs of a ProfileReport (hearth/profile.h):
+// the table, the --json object and the --trace file (Chrome / Perfetto
+// trace-event JSON: one complete event "ph": "X" per op, microseconds).
+// The JSON field names are an interface: add, never rename.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "hearth/profile.h"
+
+namespace hearth::cli {
+
+// layers, kernels, matrix_us ([layer][kernel] microseconds summed over the
+// run), outside_layers_us, forward_us, the per-step metrics (steps), entries.
+nlohmann::json profile_json(const ProfileReport& report);
+nlohmann::json overflow_json(const std::optional<OverflowFinding>& finding);
+// {"traceEvents": [...]}: per op an "X" event on the thread of its place
+// (1: the device's ops, 2: the host's sampling), per step a "forward" span.
+nlohmann::json trace_json(const ProfileReport& report);
+// Kernel kinds, layers, the slowest ops and the per-step metrics, for a terminal.
+void print_profile_table(std::FILE* out, const ProfileReport& report);
+void print_overflow(std::FILE* out, const std::optional<OverflowFinding>& finding);
+
+}  // namespace hearth::cli

@@ -1,0 +1,32 @@
+// The engine's window of profiled steps (hearth/profile.h): the engine thread
+// adds each profiled step; report() copies the aggregate for any thread. The
+// matrix and the sums cover every step since reset(); the entries of only the
+// last keep_steps steps are kept (a long generation does not grow memory).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+
+#include "hearth/profile.h"
+
+namespace hearth::metrics {
+
+class ProfileWindow {
+ public:
+  // Engine thread: forget everything; rows for `n_layer` layers.
+  void reset(std::int32_t n_layer, std::size_t keep_steps);
+  // Engine thread: one step (its ops' layers in [-1, n_layer)).
+  void add(StepProfile step);
+  // Any thread.
+  ProfileReport report() const;
+
+ private:
+  mutable std::mutex mu_;
+  ProfileReport sums_;  // `recent` left empty: the deque below holds it
+  std::deque<StepProfile> recent_;
+  std::size_t keep_steps_ = 0;
+};
+
+}  // namespace hearth::metrics
