@@ -1,5 +1,6 @@
 #include "engine/jinja/renderer.h"
 
+#include <algorithm>
 #include <new>
 #include <stdexcept>
 
@@ -101,6 +102,27 @@ class Renderer {
     if (Clock::now() > deadline_) {
       return limit_error("wall-clock time (ms)", "deadline", static_cast<std::uint64_t>(limits_.deadline.count()),
                          offset);
+    }
+    return {};
+  }
+
+  // Items a list '+' or '*' would copy (0 for anything else), as a double
+  // so that a huge repeat count cannot wrap.
+  static double list_result_items(std::string_view op, const Value& a, const Value& b) {
+    if (op == "+" && a.is_list() && b.is_list()) return static_cast<double>(a.items().size() + b.items().size());
+    if (op != "*") return 0;
+    const Value* list = a.is_list() ? &a : b.is_list() ? &b : nullptr;
+    const Value& times = a.is_list() ? b : a;
+    if (list == nullptr || !(times.is_int() || times.is_bool())) return 0;
+    return static_cast<double>(list->items().size()) * static_cast<double>(std::max<std::int64_t>(0, times.as_int()));
+  }
+
+  // An operation about to build `bytes`: refused before it copies anything
+  // when the render's budget cannot take them (copying a large list can take
+  // longer than the deadline, which is only checked between steps).
+  Result<void> can_build(double bytes, std::size_t offset) {
+    if (static_cast<double>(allocated_) + bytes > static_cast<double>(limits_.max_allocated_bytes)) {
+      return limit_error("bytes built by values", "max_allocated_bytes", limits_.max_allocated_bytes, offset);
     }
     return {};
   }
@@ -504,6 +526,7 @@ Result<Value> Renderer::eval_node(const Expr& e, Scope& scope) {
       if (e.name == "or" && left.truthy()) return left;
       HEARTH_ASSIGN_OR_RETURN(Value right, eval(*e.args[1], scope));
       if (e.name == "and" || e.name == "or") return right;
+      HEARTH_TRY(can_build(list_result_items(e.name, left, right) * static_cast<double>(sizeof(Value)), e.offset));
       return binary_op(e.name, left, right);
     }
     case ExprKind::kCompare:

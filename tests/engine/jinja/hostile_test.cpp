@@ -83,6 +83,26 @@ TEST(JinjaHostile, ExponentialMacroRecursionHitsTheStepBudget) {
   EXPECT_LT(o.seconds, 5.0);
 }
 
+// A list doubled by '+' (found by the fuzzer) or multiplied past the budget
+// is refused by the bytes budget before the copy that would pass it.
+TEST(JinjaHostile, ListDoublingAndRepetitionHitTheBytesBudgetBeforeCopying) {
+  RenderLimits limits;
+  limits.max_allocated_bytes = 1u << 20;
+  const Outcome doubled =
+      run("{% set ns = namespace(l=[1]) %}{% for i in range(64) %}{% set ns.l = ns.l + ns.l %}{% endfor %}"
+          "{{ ns.l | length }}",
+          limits);
+  ASSERT_FALSE(doubled.ok);
+  EXPECT_EQ(doubled.code, ErrorCode::kOutOfMemory);
+  EXPECT_TRUE(has(doubled.text, "max_allocated_bytes")) << doubled.text;
+  const Outcome repeated = run("{{ ([1, 2, 3] * 200000) | length }}", limits);
+  ASSERT_FALSE(repeated.ok);
+  EXPECT_TRUE(has(repeated.text, "max_allocated_bytes")) << repeated.text;
+  const Outcome small = run("{{ ([1, 2] * 3) | length }} {{ ([1] + [2, 3]) | length }}", limits);
+  ASSERT_TRUE(small.ok) << small.text;
+  EXPECT_EQ(small.text, "6 3");
+}
+
 TEST(JinjaHostile, DeadlineStopsALongRender) {
   RenderLimits limits;
   limits.max_steps = 1'000'000'000;
