@@ -14,42 +14,12 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
+from cli_checks import check, expect_error, failures, ok_json
+from cli_checks import run as run_checked
 
 
 def run(args, preexec=None):
-    return subprocess.run(args, capture_output=True, timeout=60, preexec_fn=preexec)
-
-
-def check(cond, what, proc=None):
-    if not cond:
-        detail = ""
-        if proc is not None:
-            detail = f"\n  rc={proc.returncode}\n  stdout={proc.stdout[:600]!r}\n  stderr={proc.stderr[:600]!r}"
-        failures.append(what + detail)
-        print("FAIL:", what + detail)
-
-
-def ok_json(proc, what):
-    check(proc.returncode == 0, what + ": exit 0", proc)
-    try:
-        return json.loads(proc.stdout)
-    except ValueError:
-        check(False, what + ": stdout is JSON", proc)
-        return {}
-
-
-def expect_error(proc, part, what, kind=None):
-    err = proc.stderr.decode(errors="replace")
-    check(proc.returncode > 0, what + ": non-zero exit (not a signal)", proc)
-    check(err.startswith("hearth-cli: "), what + ": stderr starts with 'hearth-cli: '", proc)
-    check(part in err, f"{what}: stderr names {part!r}", proc)
-    if kind is not None:  # only for commands run with --json
-        try:
-            doc = json.loads(proc.stdout.decode().strip().splitlines()[-1])
-            check(doc.get("kind") == kind, f"{what}: --json error kind {kind}", proc)
-        except (ValueError, IndexError):
-            check(False, what + ": --json error object on stdout", proc)
+    return run_checked(args, preexec, timeout=60)
 
 
 def generation(version_id, model, quant, finish, ttft, label=""):

@@ -15,42 +15,21 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
+import cli_checks
+from cli_checks import failures, ok_json
 
 
 def run(args, preexec=None):
-    return subprocess.run(args, capture_output=True, timeout=120, preexec_fn=preexec)
+    return cli_checks.run(args, preexec, timeout=120)
 
 
 def check(cond, what, proc=None):
-    if not cond:
-        detail = ""
-        if proc is not None:
-            detail = f"\n  rc={proc.returncode}\n  stdout={proc.stdout[:800]!r}\n  stderr={proc.stderr[:800]!r}"
-        failures.append(what + detail)
-        print("FAIL:", what + detail)
-
-
-def ok_json(proc, what):
-    check(proc.returncode == 0, what + ": exit 0", proc)
-    try:
-        return json.loads(proc.stdout)
-    except ValueError:
-        check(False, what + ": stdout is JSON", proc)
-        return {}
+    cli_checks.check(cond, what, proc, shown=800)
 
 
 def expect_error(proc, part, what, kind=None):
-    err = proc.stderr.decode(errors="replace")
-    check(proc.returncode > 0, what + ": non-zero exit (not a signal)", proc)
-    check("hearth-cli: " in err, what + ": a 'hearth-cli: ' line on stderr", proc)
-    check(part in err, f"{what}: stderr names {part!r}", proc)
-    if kind is not None:
-        try:
-            doc = json.loads(proc.stdout.decode().strip().splitlines()[-1])
-            check(doc.get("kind") == kind, f"{what}: --json error kind {kind}", proc)
-        except (ValueError, IndexError):
-            check(False, what + ": --json error object on stdout", proc)
+    # send and rerun print the engine's log lines before the error
+    cli_checks.expect_error(proc, part, what, kind, first_line=False)
 
 
 def drop_privileges():
