@@ -3,6 +3,8 @@
 // threads: 8 streams give at least 2x the aggregate decode of 1 stream.
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +17,7 @@ struct Options {
   ModelArgs model;
   int streams = 8;
   std::int32_t tokens = 64;  // generated per stream
+  bool profile = false;      // per-op profile of the many-stream run (steps run eagerly)
 };
 
 Request stream_request(int i, std::int32_t tokens) {
@@ -54,6 +57,32 @@ Measured measure(Engine& engine, int streams, std::int32_t tokens) {
   return m;
 }
 
+// The profiled steps of `tokens` rows (the pure decode steps of the
+// many-stream run): mean forward, host wait and GPU idle, and each op name's
+// mean microseconds per step, largest first.
+void print_profile(const ProfileReport& r, std::int64_t tokens) {
+  std::map<std::string, double> by_name;
+  double forward = 0, wait = 0, idle = 0;
+  int steps = 0;
+  for (const StepProfile& s : r.recent) {
+    if (s.tokens != tokens) continue;
+    ++steps;
+    forward += s.forward_us, wait += s.host_wait_us, idle += s.gpu_idle_us;
+    for (const OpProfileEntry& e : s.ops)
+      by_name[std::string(kernel_kind_name(e.kind)) + " " + e.name] += e.duration_us;
+  }
+  if (steps == 0) {
+    std::fprintf(stderr, "profile: no step of %lld rows kept\n", static_cast<long long>(tokens));
+    return;
+  }
+  std::fprintf(stderr, "profile: %d steps of %lld rows: forward %.0f us, host wait %.0f us, GPU idle %.0f us\n", steps,
+               static_cast<long long>(tokens), forward / steps, wait / steps, idle / steps);
+  std::vector<std::pair<double, std::string>> rows;
+  for (const auto& [name, us] : by_name) rows.emplace_back(us / steps, name);
+  std::sort(rows.rbegin(), rows.rend());
+  for (const auto& [us, name] : rows) std::fprintf(stderr, "  %-28s %9.1f us\n", name.c_str(), us);
+}
+
 void run(const Options& o) {
   if (o.streams < 1) fail("--streams must be at least 1");
   models::RunConfig config = o.model.run_config();
@@ -62,7 +91,9 @@ void run(const Options& o) {
   auto engine = open_engine(o.model, config);
   (void)measure(*engine, 1, 8);  // warm-up: first-touch of the weights and workspace
   const Measured single = measure(*engine, 1, o.tokens);
+  if (o.profile) engine->set_profiling(ProfileOptions{true, 256});
   const Measured many = measure(*engine, o.streams, o.tokens);
+  if (o.profile) print_profile(engine->profile(), o.streams);
   if (o.model.json) {
     const nlohmann::json out = {{"streams", o.streams},
                                 {"aggregate_decode_tps", many.aggregate_tps},
@@ -88,6 +119,7 @@ void add_concurrent_command(CLI::App& app) {
   add_model_args(*cmd, o->model);
   cmd->add_option("--streams", o->streams, "Simultaneous requests")->capture_default_str();
   cmd->add_option("--tokens", o->tokens, "Tokens generated per stream")->capture_default_str();
+  cmd->add_flag("--profile", o->profile, "Print the per-op profile of the many-stream run's decode steps to stderr");
   cmd->callback([o] { run(*o); });
 }
 

@@ -10,6 +10,7 @@
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemv.h"
 #include "kernels/cuda/glu.h"
+#include "kernels/cuda/mmq.h"
 #include "kernels/cuda/paged_attention.h"
 #include "kernels/cuda/quantize_q8.h"
 #include "kernels/cuda/rmsnorm.h"
@@ -99,6 +100,17 @@ Result<void> CudaBackend::do_begin_step(std::span<const SequenceStep> steps) {
     const std::int64_t rows = std::max(sz.n_tokens, sz.n_logit_rows);
     const std::int64_t cols = std::max(max_linear_cols_, output_.cols);
     sz.xq_bytes = rows > 1 ? static_cast<std::size_t>(rows * cols) * sizeof(float) : 0;
+    if (rows > 1 && kc::mmq_enabled()) {  // mmq: the codes, then the largest split-K scratch
+      std::size_t scratch = 0;
+      for (const backend::Matrix& m : linear_matrices_) {
+        const kc::DeviceMatrix dm = device_matrix(m);
+        if (use_mmq(dm, sz.n_tokens)) scratch = std::max(scratch, kc::mmq_scratch_bytes(dm, sz.n_tokens));
+      }
+      if (use_mmq(device_matrix(output_), sz.n_logit_rows)) {
+        scratch = std::max(scratch, kc::mmq_scratch_bytes(device_matrix(output_), sz.n_logit_rows));
+      }
+      sz.xq_bytes = std::max(sz.xq_bytes, kc::mmq_act_bytes(rows, cols) + scratch);
+    }
   }
   sz.attn_bytes = kc::paged_attention_workspace_bytes(static_cast<int>(sz.n_tokens), shape_.n_head, shape_.head_dim,
                                                       sz.max_context, sz.split_len);
@@ -247,11 +259,29 @@ void CudaBackend::do_scale(Activation x, float s) {
   check(kc::scale(x.data, s, n_tokens_ * x.width, ctx_->stream()), "scale");
 }
 
+bool CudaBackend::use_mmq(const kc::DeviceMatrix& w, std::int64_t n) {
+  return n >= 2 && n <= kc::mmq_max_tokens() && kc::mmq_enabled() &&
+         kc::default_gemv_activations() == kc::GemvActivations::kQ8 && kc::mmq_applies(w);
+}
+
 void CudaBackend::linear(const backend::Matrix& w, const float* x, std::int64_t n, float* y, const float* bias,
-                         float* residual, float* scratch) {
+                         float* residual, float* scratch, bool x_quantized) {
   if (failed()) return;
   cudaStream_t stream = ctx_->stream();
   const kc::DeviceMatrix m = device_matrix(w);
+  if (use_mmq(m, n)) {
+    // ws_.xq: the quantized rows, then the split-K scratch (sized in do_begin_step).
+    const std::size_t act = kc::mmq_act_bytes(n, m.cols);
+    if (!x_quantized && !check(kc::mmq_quantize(x, n, m.cols, ws_.xq.get(), stream), "mmq activations")) return;
+    kc::GemvEpilogue ep;
+    ep.bias = bias;
+    ep.residual = residual;
+    auto* rest = static_cast<std::uint8_t*>(ws_.xq.get()) + act;
+    check(kc::mmq(m, ws_.xq.get(), n, residual != nullptr ? residual : y, ep, rest,
+                  ws_.xq.bytes() > act ? ws_.xq.bytes() - act : 0, stream),
+          "mmq");
+    return;
+  }
   x = q8_rows(m, x, n);
   if (x == nullptr) return;
   if (n <= std::max<std::int64_t>(kc::kMaxGemvTokens, gemv_max_tokens_)) {
@@ -305,7 +335,23 @@ void CudaBackend::do_linear_many(Activation x, std::span<const backend::LinearOu
           "gemv (fused)");
     return;
   }
-  for (const backend::LinearOut& o : outs) linear(o.w, x.data, n_tokens_, o.y.data, o.bias.data, nullptr, nullptr);
+  // mmq for all of them: x quantized once.
+  bool quantized = false;
+  if (!outs.empty() && n_tokens_ > 1) {
+    const kc::DeviceMatrix first = device_matrix(outs.front().w);
+    bool all = true;
+    for (const backend::LinearOut& o : outs)
+      all = all && o.w.cols == first.cols && use_mmq(device_matrix(o.w), n_tokens_);
+    if (all) {
+      if (!check(kc::mmq_quantize(x.data, n_tokens_, first.cols, ws_.xq.get(), ctx_->stream()), "mmq activations")) {
+        return;
+      }
+      quantized = true;
+    }
+  }
+  for (const backend::LinearOut& o : outs) {
+    linear(o.w, x.data, n_tokens_, o.y.data, o.bias.data, nullptr, nullptr, quantized);
+  }
 }
 
 void CudaBackend::do_linear_residual(const backend::Matrix& w, Activation x, Activation residual, Activation scratch) {

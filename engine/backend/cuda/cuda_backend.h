@@ -88,7 +88,7 @@ class CudaBackend final : public backend::Ops {
     DeviceBuffer ints;                      // step inputs, see StepSizes
     DeviceBuffer gemm;                      // matmul_f16 scratch (bytes)
     DeviceBuffer attn_split;                // paged_attention split-KV scratch (bytes)
-    DeviceBuffer xq;                        // [rows][cols] f32: 8-bit-rounded product inputs (q8_rows)
+    DeviceBuffer xq;                        // q8_rows' [rows][cols] f32, or mmq's codes + split-K partials
     std::size_t bytes() const;
   };
   // A step's sizes. ws_.ints holds, in this order, token ids, positions, KV
@@ -162,8 +162,13 @@ class CudaBackend final : public backend::Ops {
   void run_graph();
   // y = W x (+ bias) over n rows; with `residual`, residual += W x (scratch:
   // the cuBLAS path's product, W's rows wide).
+  // x_quantized: x's rows are already in ws_.xq in mmq's form (do_linear_many
+  // quantizes once for all its matrices).
   void linear(const backend::Matrix& w, const float* x, std::int64_t n, float* y, const float* bias, float* residual,
-              float* scratch);
+              float* scratch, bool x_quantized = false);
+  // True where a product of n rows runs on the int8 tensor cores (mmq.h):
+  // n >= 2, the process default kQ8, mmq enabled and applicable to w.
+  static bool use_mmq(const kernels::cuda::DeviceMatrix& w, std::int64_t n);
   // x itself, or (n > 1 rows, the process default kQ8, and w one the
   // one-token q8 GEMV takes) x's rows rounded to 8-bit codes in ws_.xq, so a
   // token's products use the same activations in a batch as alone

@@ -209,6 +209,7 @@ std::size_t CudaBackend::gemm_workspace_bytes(std::int64_t n, std::int64_t n_log
   const auto need = [&](const backend::Matrix& m, std::int64_t rows) {
     if (rows <= kc::kMaxGemvTokens) return;
     const DeviceMatrix dm{static_cast<kernels::GgmlType>(m.type), m.data, m.rows, m.cols, m.row_stride};
+    if (use_mmq(dm, rows)) return;  // never dequantized
     bytes = std::max(bytes, kc::matmul_f16_workspace_bytes(dm, rows));
   };
   for (const backend::Matrix& m : linear_matrices_) need(m, n);

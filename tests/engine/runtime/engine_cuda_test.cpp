@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -70,10 +71,10 @@ constexpr float kTie = 0.02f;
 // whole context (512 tokens), one forward over all of it.
 class LogitsProbe {
  public:
-  LogitsProbe() {
+  explicit LogitsProbe(const std::filesystem::path& model = tiny_model_path()) {
     models::LoadOptions load;
     load.device = kGpu;
-    Result<ModelBundle> bundle = models::load_model(tiny_model_path(), load);
+    Result<ModelBundle> bundle = models::load_model(model, load);
     EXPECT_TRUE(bundle.ok()) << (bundle.ok() ? "" : bundle.error().describe());
     if (!bundle) return;
     model_ = std::move(bundle->model);
@@ -188,16 +189,16 @@ TEST(EngineCuda, PrefixCacheOnAndOffAgreeAlsoAfterEvictionAndPreemption) {
   expect_cache_reuse_and_idle(*off, *on, *tiny, cached);
 }
 
-TEST(EngineCuda, SixteenConcurrentRequestsAgreeWithTheirSoloRuns) {
-  SKIP_WITHOUT_CUDA();
+// 16 requests batched against each alone, on `model`.
+void expect_sixteen_agree_with_solo(const std::filesystem::path& model) {
   Rng rng;
   SCOPED_TRACE("seed " + std::to_string(rng.seed));
   std::vector<Request> requests;
   for (int i = 0; i < 16; ++i) requests.push_back(greedy_tokens(rng.tokens(rng.between(1, 150)), rng.between(4, 24)));
-  auto solo_engine = make_engine(tiny_model_path(), tiny_options(false), 2, kGpu);
+  auto solo_engine = make_engine(model, tiny_options(false), 2, kGpu);
   ASSERT_NE(solo_engine, nullptr);
   const std::vector<Outcome> solo = run_alone(*solo_engine, requests);
-  auto engine = make_engine(tiny_model_path(), tiny_options(false), 2, kGpu);
+  auto engine = make_engine(model, tiny_options(false), 2, kGpu);
   ASSERT_NE(engine, nullptr);
   const std::vector<Outcome> together = run_together(*engine, requests);
   // Solo runs repeated on the first engine: the same steps again, identical.
@@ -205,7 +206,7 @@ TEST(EngineCuda, SixteenConcurrentRequestsAgreeWithTheirSoloRuns) {
   for (std::size_t i = 0; i < solo_again.size(); ++i) {
     EXPECT_EQ(solo_again[i].finish.generated_token_ids, solo[i].finish.generated_token_ids) << "request " << i;
   }
-  LogitsProbe probe;
+  LogitsProbe probe(model);
   Agreement agreement;
   expect_agree_up_to_near_ties(solo, together, probe, agreement, "16 concurrent vs solo");
   expect_mostly_identical(agreement, "16 concurrent vs solo");
@@ -215,6 +216,19 @@ TEST(EngineCuda, SixteenConcurrentRequestsAgreeWithTheirSoloRuns) {
   }
   expect_idle_kv(*engine);
   expect_idle_kv(*solo_engine);
+}
+
+TEST(EngineCuda, SixteenConcurrentRequestsAgreeWithTheirSoloRuns) {
+  SKIP_WITHOUT_CUDA();
+  expect_sixteen_agree_with_solo(tiny_model_path());
+}
+
+// Every matrix of this model is 512 wide, so batched steps run all their
+// products on the int8 tensor cores (mmq.h) and single-token steps the q8
+// GEMV: the same activations, different summation order.
+TEST(EngineCuda, SixteenConcurrentRequestsAgreeWithTheirSoloRunsOnTensorCores) {
+  SKIP_WITHOUT_CUDA();
+  expect_sixteen_agree_with_solo(kv_heavy_model_path());
 }
 
 // Bookkeeping does not depend on the device, but errors, cancels and

@@ -12,6 +12,7 @@
 
 #include "cuda_test_util.h"
 #include "kernels/cuda/gemv.h"
+#include "q8_reference.h"
 #include "quant_matrix.h"
 
 namespace hearth::kernels::cuda::test {
@@ -21,26 +22,6 @@ const std::vector<GgmlType>& q8_types() {
   static const std::vector<GgmlType> t = {GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,
                                           GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K};
   return t;
-}
-
-// The kernel's activation quantization, in the same f32 operations: per 32
-// values d = amax / 127, q = rint(x * (127 / amax)).
-struct QuantX {
-  std::vector<int> q;
-  std::vector<double> d;  // per unit
-};
-
-QuantX quantize_x(const std::vector<float>& x) {
-  QuantX out;
-  out.q.resize(x.size());
-  for (size_t u = 0; u < x.size() / 32; ++u) {
-    float amax = 0.0f;
-    for (size_t i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[32 * u + i]));
-    const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
-    for (size_t i = 0; i < 32; ++i) out.q[32 * u + i] = static_cast<int>(std::nearbyint(x[32 * u + i] * id));
-    out.d.push_back(static_cast<double>(amax / 127.0f));
-  }
-  return out;
 }
 
 struct Reference {

@@ -5,6 +5,7 @@
 // served from L2. Prints a table; exits 0 with a message when no CUDA device
 // exists. Bytes counted: the weights (GEMV) or the K and V rows read
 // (attention); activations are negligible.
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -15,7 +16,9 @@
 #include <vector>
 
 #include "kernels/cpu/ggml_type.h"
+#include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemv.h"
+#include "kernels/cuda/mmq.h"
 #include "kernels/cuda/paged_attention.h"
 
 namespace hc = hearth::kernels::cuda;
@@ -151,6 +154,62 @@ bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::Gem
   for (void* p : w) cudaFree(p);
   cudaFree(x);
   cudaFree(y);
+  return st.ok();
+}
+
+// Multi-token products at one shape: mmq (quantize + int8 tensor-core
+// product, split-K scratch as the backend gives it) against the f16 path
+// (dequantize to f16, convert x, cuBLAS), weights rotated as in bench_gemv.
+// Prints us, the weights' GB/s and the int8/f16 TOP/s of each.
+bool bench_mmq(GgmlType type, int64_t rows, int64_t cols, int n_tokens, cublasHandle_t handle) {
+  const size_t stride = hearth::kernels::row_bytes(type, cols), bytes = stride * rows;
+  const int copies = static_cast<int>(std::max<size_t>(1, (size_t{256} << 20) / bytes + 1));
+  std::vector<uint8_t> host(bytes);
+  std::mt19937 rng(7);
+  std::vector<uint8_t> tile(1 << 20);
+  for (auto& v : tile) v = static_cast<uint8_t>(rng() & 0x3fu);
+  for (size_t i = 0; i < bytes; ++i) host[i] = tile[i % tile.size()];
+  std::vector<void*> w(static_cast<size_t>(copies), nullptr);
+  for (auto& p : w) {
+    if (cudaMalloc(&p, bytes) != cudaSuccess) return false;
+    cudaMemcpy(p, host.data(), bytes, cudaMemcpyHostToDevice);
+  }
+  const hc::DeviceMatrix m0{type, w[0], rows, cols, stride};
+  void *x = nullptr, *y = nullptr, *act = nullptr, *scratch = nullptr, *f16 = nullptr;
+  const size_t scratch_bytes = hc::mmq_scratch_bytes(m0, n_tokens);
+  const size_t f16_bytes = hc::matmul_f16_workspace_bytes(m0, n_tokens);
+  cudaMalloc(&x, sizeof(float) * cols * n_tokens);
+  cudaMalloc(&y, sizeof(float) * rows * n_tokens);
+  cudaMalloc(&act, hc::mmq_act_bytes(n_tokens, cols));
+  cudaMalloc(&scratch, std::max<size_t>(scratch_bytes, 256));
+  cudaMalloc(&f16, f16_bytes);
+  std::vector<float> hx(static_cast<size_t>(cols * n_tokens));
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (auto& v : hx) v = nd(rng);
+  cudaMemcpy(x, hx.data(), hx.size() * sizeof(float), cudaMemcpyHostToDevice);
+  hc::Status st{};
+  const auto mmq = [&](int i) {
+    const hc::DeviceMatrix m{type, w[static_cast<size_t>(i % copies)], rows, cols, stride};
+    hc::Status one = hc::mmq_quantize(static_cast<float*>(x), n_tokens, cols, act, nullptr);
+    if (one.ok()) one = hc::mmq(m, act, n_tokens, static_cast<float*>(y), {}, scratch, scratch_bytes, nullptr);
+    if (!one.ok()) st = one;
+  };
+  const auto f16path = [&](int i) {
+    const hc::DeviceMatrix m{type, w[static_cast<size_t>(i % copies)], rows, cols, stride};
+    const hc::Status one =
+        hc::matmul_f16(handle, m, static_cast<float*>(x), n_tokens, static_cast<float*>(y), f16, f16_bytes, nullptr);
+    if (!one.ok()) st = one;
+  };
+  const double t_mmq = time_ms(mmq, 20), t_f16 = time_ms(f16path, 10);
+  const double ops = 2.0 * static_cast<double>(rows) * static_cast<double>(cols) * n_tokens;
+  std::printf(
+      "mmq %-5s %6lld x %-6lld tokens %3d  mmq %8.1f us %7.1f GB/s %6.1f TOP/s | f16+cuBLAS %8.1f us %6.1f "
+      "TOP/s | %.2fx%s\n",
+      hearth::kernels::type_traits(type)->name, static_cast<long long>(rows), static_cast<long long>(cols), n_tokens,
+      t_mmq * 1e3, static_cast<double>(bytes) / (t_mmq * 1e6), ops / (t_mmq * 1e9), t_f16 * 1e3, ops / (t_f16 * 1e9),
+      t_f16 / t_mmq, st.ok() ? "" : "  (launch failed)");
+  for (void* p : w) cudaFree(p);
+  for (void* p : {x, y, act, scratch, f16}) cudaFree(p);
   return st.ok();
 }
 
@@ -292,6 +351,23 @@ int main(int argc, char** argv) {
     }
     std::printf("unknown type %s\n", argv[1]);
     return 1;
+  }
+  if (argc == 2 && std::string(argv[1]) == "mmq") {  // multi-token products: mmq vs the f16 path
+    measure_copy();
+    cublasHandle_t handle = nullptr;
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return 1;
+    const int64_t mshapes[][2] = {{4096, 4096}, {1024, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096}};
+    for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K}) {
+      for (const auto& s : mshapes) {
+        for (int t : {2, 8, 16, 64, 512}) {
+          if (s[0] == 128256 && t == 512) continue;
+          ok = bench_mmq(type, s[0], s[1], t, handle) && ok;
+        }
+      }
+    }
+    for (int t : {4, 32, 128, 256}) ok = bench_mmq(GgmlType::kQ4_0, 14336, 4096, t, handle) && ok;
+    cublasDestroy(handle);
+    return ok ? 0 : 1;
   }
   measure_copy();
   const int64_t shapes[][2] = {{4096, 4096}, {1024, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096}};

@@ -1,0 +1,590 @@
+// Multi-token 8-bit-activation products on the int8 tensor cores (mmq.h).
+//
+// Work split. A block of 4 warps computes 64 weight rows (16 per warp: one
+// m16 tile) x NT tokens (NT / 8 n8 tiles) over a range of "stages" of 512
+// columns (16 units of 32). Per stage:
+//   - each lane of a warp holds one 256-element chunk of one of the warp's 16
+//     rows (lanes l and l + 16: the row's two chunks, adjacent in memory) in
+//     registers, read with 16-byte loads one stage ahead (the loads of stage
+//     s + 1 are in flight while stage s is multiplied), and writes it as 8
+//     units of 32 int8 codes and (d, m) into the warp's own shared tile;
+//   - the block copies the NT tokens' codes and (d, s) of the stage into a
+//     shared tile (cp.async: already quantized by mmq_quantize);
+//   - per unit, each warp does NT / 8 mma.m16n8k32 (s8 x s8 -> s32) and adds
+//     d_w d_x sumi + m_w s_x to its f32 accumulators (a thread owns rows g,
+//     g + 8 and tokens 2t, 2t + 1 of each n8 tile, the mma's C layout).
+// Codes are kept in "pair order" (words 0, 4, 1, 5, 2, 6, 3, 7 of a unit), so
+// an A or B fragment register pair (k 4t.., k 16 + 4t..) is one 8-byte shared
+// load, conflict-free per half warp.
+//
+// Split-K. Where the row tiles x token tiles are too few to fill the GPU
+// (a 4096-row matrix is 64 tiles), blockIdx.z takes a range of stages and
+// writes its partial sums to scratch; a second kernel adds the splits in
+// order plus bias and residual. Without splits the epilogue is fused.
+//
+// Arithmetic per output: a unit's int32 dot (exact), converted to f32 exactly
+// (|sumi| < 2^22: the 1.5 * 2^23 trick), times (d_w d_x), plus m_w s_x for
+// the types with an offset, accumulated unit by unit in f32. The rows'
+// activations are those of the one-token GEMV (same codes, same d and s).
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+
+#include "kernels/cuda/dequant_unit.cuh"
+#include "kernels/cuda/mmq.h"
+#include "kernels/cuda/q8_chunk.cuh"
+
+namespace hearth::kernels::cuda {
+namespace {
+
+constexpr int kThreads = 128;
+constexpr int kWarps = kThreads / kWarp;
+constexpr int kBlockRows = 16 * kWarps;
+constexpr int kStageUnits = 16;  // 512 columns: two 256-element chunks per row
+constexpr int kUnitWords = 8;    // 32 int8 codes
+constexpr size_t kDefaultSmem = 48 * 1024;
+
+// Shared tile sizes (bytes) per block.
+__host__ __device__ constexpr size_t a_bytes() {
+  return static_cast<size_t>(kWarps) * kStageUnits * 16 * (4 * kUnitWords + 8);
+}
+__host__ __device__ constexpr size_t b_bytes(int nt) {
+  return static_cast<size_t>(nt) * kStageUnits * (4 * kUnitWords + 8);
+}
+
+// x -> codes in pair order, (d, s) per unit. One warp per unit of 32 values;
+// the f32 operations of gemv_q8.cu's quantize_unit (amax exact in any order,
+// id = 127 / amax, codes rint(x id), d = amax / 127, s = d * sum(codes)).
+__global__ void mmq_quantize_kernel(const float* __restrict__ x, int64_t units, uint32_t* __restrict__ codes,
+                                    float2* __restrict__ ds) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
+  for (int64_t u = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp; u < units;
+       u += warps) {
+    const float v = x[32 * u + lane];
+    float amax = fabsf(v);
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, off));
+    const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+    const int q = __float2int_rn(v * id);
+    int qsum = q;
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) qsum += __shfl_xor_sync(0xffffffffu, qsum, off);
+    // Lane p < 8 writes pair-order word p: natural word i = p / 2 + 4 (p % 2),
+    // elements 4i .. 4i + 3.
+    const int i = lane % 8 / 2 + 4 * (lane % 2);
+    uint32_t w = 0;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const uint32_t b = static_cast<uint32_t>(__shfl_sync(0xffffffffu, q, 4 * i + k)) & 0xffu;
+      w |= b << (8 * k);
+    }
+    if (lane < 8) codes[8 * u + lane] = w;
+    if (lane == 0) ds[u] = make_float2(amax / 127.0f, amax / 127.0f * static_cast<float>(qsum));
+  }
+}
+
+// Signed bytes v - off of the unsigned bytes v (no borrow between bytes).
+template <uint32_t kOff>
+__device__ __forceinline__ uint32_t minus_bytes(uint32_t v) {
+  return ((v | 0x80808080u) - kOff * 0x01010101u) ^ 0x80808080u;
+}
+
+// A unit of 32 weights as natural-order code words, scale and offset.
+struct WUnit {
+  uint32_t q[8];
+  float d, m;
+};
+
+template <GgmlType T>
+struct MmqType;
+
+// Legacy blocks: kBytes, the qs / qh offsets, kSub (the code offset folded
+// into signed codes, 0 for none) and kMin (a min term).
+template <int kB, int kQsOff, int kQhOff, uint32_t kSubV, bool kMinV>
+struct LegacyMmq {
+  static constexpr int kChunkBytes = 8 * kB;
+  static constexpr bool kOffset = kMinV;
+  template <int NV>
+  static __device__ __forceinline__ WUnit unit(const Chunk<NV>& c, int b) {
+    WUnit u;
+    const int o = kB * b;
+    u.d = c.half_at(o);
+    u.m = kMinV ? c.half_at(o + 2) : 0.0f;
+    const uint32_t qh = kQhOff >= 0 ? c.at(o + (kQhOff >= 0 ? kQhOff : 0)) : 0u;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t q = c.at(o + kQsOff + 4 * i);
+      uint32_t lo = q & 0x0f0f0f0fu, hi = (q >> 4) & 0x0f0f0f0fu;
+      if constexpr (kQhOff >= 0) {
+        lo |= fifth_bits(qh >> (4 * i));
+        hi |= fifth_bits(qh >> (16 + 4 * i));
+      }
+      if constexpr (kSubV != 0) {
+        lo = minus_bytes<kSubV>(lo);
+        hi = minus_bytes<kSubV>(hi);
+      }
+      u.q[i] = lo;
+      u.q[4 + i] = hi;
+    }
+    return u;
+  }
+};
+
+template <>
+struct MmqType<GgmlType::kQ4_0> : LegacyMmq<18, 2, -1, 8, false> {};
+template <>
+struct MmqType<GgmlType::kQ4_1> : LegacyMmq<20, 4, -1, 0, true> {};
+template <>
+struct MmqType<GgmlType::kQ5_0> : LegacyMmq<22, 6, 2, 16, false> {};
+template <>
+struct MmqType<GgmlType::kQ5_1> : LegacyMmq<24, 8, 4, 0, true> {};
+
+template <>
+struct MmqType<GgmlType::kQ8_0> {
+  static constexpr int kChunkBytes = 8 * 34;
+  static constexpr bool kOffset = false;
+  template <int NV>
+  static __device__ __forceinline__ WUnit unit(const Chunk<NV>& c, int b) {
+    WUnit u;
+    const int o = 34 * b;
+    u.d = c.half_at(o);
+    u.m = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) u.q[i] = c.at(o + 2 + 4 * i);
+    return u;
+  }
+};
+
+// Q4_K / Q5_K: one super-block per chunk; sub-block j is unit j (see
+// gemv_q8.cu's k_chunk_dot for the layout): d sc_j, -dmin m_j.
+template <bool kFive>
+struct KMmq {
+  static constexpr int kChunkBytes = kFive ? 176 : 144;
+  static constexpr bool kOffset = true;
+  template <int NV>
+  static __device__ __forceinline__ WUnit unit(const Chunk<NV>& c, int j) {
+    constexpr int kQsWord = kFive ? 12 : 4;
+    WUnit u;
+    uint32_t isc = 0, imn = 0;
+    k_scale_min_words(c.word(1), c.word(2), c.word(3), j, &isc, &imn);
+    const uint32_t dd = c.word(0);
+    u.d = half_bits_to_float(static_cast<uint16_t>(dd & 0xffffu)) * static_cast<float>(isc);
+    u.m = -(half_bits_to_float(static_cast<uint16_t>(dd >> 16)) * static_cast<float>(imn));
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      uint32_t q = (c.word(kQsWord + 8 * (j / 2) + i) >> (4 * (j & 1))) & 0x0f0f0f0fu;
+      if constexpr (kFive) q |= ((c.word(4 + i) >> j) & 0x01010101u) << 4;
+      u.q[i] = q;
+    }
+    return u;
+  }
+};
+
+template <>
+struct MmqType<GgmlType::kQ4_K> : KMmq<false> {};
+template <>
+struct MmqType<GgmlType::kQ5_K> : KMmq<true> {};
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+#else
+  *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
+#endif
+}
+
+__device__ __forceinline__ void cp_async8(void* smem, const void* gmem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(gmem) : "memory");
+#else
+  *static_cast<uint2*>(smem) = *static_cast<const uint2*>(gmem);
+#endif
+}
+
+__device__ __forceinline__ void cp_async_wait_all() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+// D = A B (C = 0): A 16x32 s8 (rows g, g + 8; k 4t.., 16 + 4t..), B 32x8 s8.
+// Compute capability 8.0 and later (the host never launches mmq below it).
+__device__ __forceinline__ void mma_s8(const uint2 a_lo, const uint2 a_hi, const uint2 b, int (&d)[4]) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800
+  d[0] = d[1] = d[2] = d[3] = 0;
+  static_cast<void>(a_lo), static_cast<void>(a_hi), static_cast<void>(b);
+  __trap();
+#else
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%10, %10, %10, %10};\n"
+      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+      : "r"(a_lo.x), "r"(a_hi.x), "r"(a_lo.y), "r"(a_hi.y), "r"(b.x), "r"(b.y), "r"(0));
+#endif
+}
+
+// An int32 of magnitude < 2^22 as f32, exactly: 1.5 * 2^23 + v has ulp 1.
+__device__ __forceinline__ float small_int_to_float(int v) {
+  return __int_as_float(v + 0x4b400000) - 12582912.0f;
+}
+
+struct MmqArgs {
+  const uint8_t* w;
+  size_t stride;
+  int64_t rows;
+  int chunks;  // per row (cols / 256)
+  int stages;  // ceil(chunks / 2)
+  int stages_per_split;
+  const uint8_t* codes;  // [n_tokens][cols] bytes
+  const float2* ds;      // [n_tokens][cols / 32]
+  int64_t n_tokens;
+  int64_t cols;
+  float* y;
+  const float* bias;
+  const float* residual;
+  float* partial;  // [splits][n_tokens][rows], used when gridDim.z > 1
+};
+
+template <GgmlType T, int NT>
+__global__ void __launch_bounds__(kThreads) mmq_kernel(const MmqArgs a) {
+  using Tr = MmqType<T>;
+  constexpr int kNV = Tr::kChunkBytes / 16;
+  constexpr int kTiles = NT / 8;
+  extern __shared__ uint4 smem[];
+  const int warp = static_cast<int>(threadIdx.x) / kWarp, lane = static_cast<int>(threadIdx.x) % kWarp;
+  const int g = lane / 4, t = lane % 4;
+  // Shared: per warp A codes [16 units][16 rows][8 words] and A (d, m)
+  // [16 units][16 rows]; then B codes [16 units][NT][8 words], B (d, s) [16][NT].
+  uint32_t* a_codes = reinterpret_cast<uint32_t*>(smem) + warp * (kStageUnits * 16 * kUnitWords);
+  float2* a_ds = reinterpret_cast<float2*>(reinterpret_cast<uint32_t*>(smem) + kWarps * kStageUnits * 16 * kUnitWords) +
+                 warp * (kStageUnits * 16);
+  uint32_t* b_codes = reinterpret_cast<uint32_t*>(reinterpret_cast<uint8_t*>(smem) + a_bytes());
+  float2* b_ds = reinterpret_cast<float2*>(b_codes + kStageUnits * NT * kUnitWords);
+
+  const int64_t tok0 = static_cast<int64_t>(blockIdx.x) * NT;
+  const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kBlockRows + 16 * warp;
+  const int s_begin = static_cast<int>(blockIdx.z) * a.stages_per_split;
+  const int s_end = min(a.stages, s_begin + a.stages_per_split);
+  const int64_t my_row = min(row0 + (lane & 15), a.rows - 1);  // a clamped row is computed, never stored
+  const uint8_t* my_w = a.w + static_cast<size_t>(my_row) * a.stride;
+  const int half = lane >> 4;
+  const int64_t units_per_token = a.cols / 32;
+
+  float acc[kTiles][4];
+#pragma unroll
+  for (int j = 0; j < kTiles; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+
+  const auto load_w = [&](int s) {
+    const int c = min(2 * s + half, a.chunks - 1);  // a clamped chunk is loaded, never used
+    return load_chunk<kNV>(my_w + static_cast<size_t>(c) * Tr::kChunkBytes);
+  };
+  Chunk<kNV> cur = load_w(s_begin);
+  for (int s = s_begin; s < s_end; ++s) {
+    const int units = min(kStageUnits, 8 * (a.chunks - 2 * s));  // 8 or 16
+    __syncthreads();                                             // every warp is done with the last stage's tiles
+    // B: NT tokens x units x 32 bytes, and (d, s).
+    for (int i = static_cast<int>(threadIdx.x); i < NT * 2 * kStageUnits; i += kThreads) {
+      const int tok = i / (2 * kStageUnits), part = i % (2 * kStageUnits), u = part / 2;
+      if (u >= units) continue;
+      const int64_t gt = min(tok0 + tok, a.n_tokens - 1);
+      cp_async16(b_codes + (u * NT + tok) * kUnitWords + 4 * (part % 2),
+                 a.codes + static_cast<size_t>(gt) * a.cols + static_cast<size_t>(s) * 512 + 16 * part);
+    }
+    for (int i = static_cast<int>(threadIdx.x); i < NT * kStageUnits; i += kThreads) {
+      const int tok = i / kStageUnits, u = i % kStageUnits;
+      if (u >= units) continue;
+      const int64_t gt = min(tok0 + tok, a.n_tokens - 1);
+      cp_async8(b_ds + u * NT + tok, a.ds + gt * units_per_token + 16 * s + u);
+    }
+    // A: this lane's chunk as 8 units (its row lane & 15, units 8 half ..).
+    if (2 * s + half < a.chunks) {
+#pragma unroll
+      for (int b = 0; b < 8; ++b) {
+        const WUnit wu = Tr::unit(cur, b);
+        const int u = 8 * half + b, r = lane & 15;
+        uint4* dst = reinterpret_cast<uint4*>(a_codes + (u * 16 + r) * kUnitWords);
+        dst[0] = make_uint4(wu.q[0], wu.q[4], wu.q[1], wu.q[5]);
+        dst[1] = make_uint4(wu.q[2], wu.q[6], wu.q[3], wu.q[7]);
+        a_ds[u * 16 + r] = make_float2(wu.d, wu.m);
+      }
+    }
+    if (s + 1 < s_end) cur = load_w(s + 1);  // in flight during this stage's products
+    cp_async_wait_all();
+    __syncthreads();
+#pragma unroll
+    for (int u = 0; u < kStageUnits; ++u) {
+      if (u >= units) break;
+      const uint2 a_lo = *reinterpret_cast<const uint2*>(a_codes + (u * 16 + g) * kUnitWords + 2 * t);
+      const uint2 a_hi = *reinterpret_cast<const uint2*>(a_codes + (u * 16 + g + 8) * kUnitWords + 2 * t);
+      const float2 wd_lo = a_ds[u * 16 + g], wd_hi = a_ds[u * 16 + g + 8];
+#pragma unroll
+      for (int j = 0; j < kTiles; ++j) {
+        const uint2 b = *reinterpret_cast<const uint2*>(b_codes + (u * NT + 8 * j + g) * kUnitWords + 2 * t);
+        const float4 xd = *reinterpret_cast<const float4*>(b_ds + u * NT + 8 * j + 2 * t);  // (d, s) x 2 tokens
+        int d[4];
+        mma_s8(a_lo, a_hi, b, d);
+        acc[j][0] = fmaf(small_int_to_float(d[0]), wd_lo.x * xd.x, acc[j][0]);
+        acc[j][1] = fmaf(small_int_to_float(d[1]), wd_lo.x * xd.z, acc[j][1]);
+        acc[j][2] = fmaf(small_int_to_float(d[2]), wd_hi.x * xd.x, acc[j][2]);
+        acc[j][3] = fmaf(small_int_to_float(d[3]), wd_hi.x * xd.z, acc[j][3]);
+        if constexpr (Tr::kOffset) {
+          acc[j][0] = fmaf(wd_lo.y, xd.y, acc[j][0]);
+          acc[j][1] = fmaf(wd_lo.y, xd.w, acc[j][1]);
+          acc[j][2] = fmaf(wd_hi.y, xd.y, acc[j][2]);
+          acc[j][3] = fmaf(wd_hi.y, xd.w, acc[j][3]);
+        }
+      }
+    }
+  }
+  const bool split = gridDim.z > 1;
+#pragma unroll
+  for (int j = 0; j < kTiles; ++j) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int64_t tok = tok0 + 8 * j + 2 * t + (e & 1), row = row0 + g + 8 * (e >> 1);
+      if (tok >= a.n_tokens || row >= a.rows) continue;
+      const size_t at = static_cast<size_t>(tok) * static_cast<size_t>(a.rows) + static_cast<size_t>(row);
+      if (split) {
+        a.partial[static_cast<size_t>(blockIdx.z) * static_cast<size_t>(a.n_tokens * a.rows) + at] = acc[j][e];
+      } else {
+        float v = acc[j][e];
+        if (a.bias != nullptr) v += a.bias[row];
+        if (a.residual != nullptr) v += a.residual[at];
+        a.y[at] = v;
+      }
+    }
+  }
+}
+
+// y = sum over splits in order (+ bias) (+ residual).
+__global__ void mmq_reduce_kernel(const float* __restrict__ partial, int splits, int64_t n, int64_t rows, float* y,
+                                  const float* bias, const float* residual) {
+  const int64_t total = n * rows;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    float v = partial[i];
+    for (int s = 1; s < splits; ++s) v += partial[static_cast<size_t>(s) * static_cast<size_t>(total) + i];
+    if (bias != nullptr) v += bias[i % rows];
+    if (residual != nullptr) v += residual[i];
+    y[i] = v;
+  }
+}
+
+int sm_count() {
+  static std::atomic<int> cached{0};
+  int n = cached.load(std::memory_order_relaxed);
+  if (n == 0) {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+      static_cast<void>(cudaGetLastError());
+      return 1;
+    }
+    cached.store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+bool device_has_int8_mma() {
+  static const bool ok = [] {
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+      static_cast<void>(cudaGetLastError());
+      return false;
+    }
+    return major >= 8;
+  }();
+  return ok;
+}
+
+int token_tile(int64_t n) {
+  return n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 64;
+}
+
+size_t smem_bytes(int nt) {
+  return a_bytes() + b_bytes(nt);
+}
+
+struct Plan {
+  int nt = 8;
+  unsigned token_tiles = 1, row_tiles = 1;
+  int splits = 1, stages_per_split = 1, stages = 1;
+};
+
+// Resident blocks per SM of the kernel at this tile (shared memory bound).
+int blocks_per_sm(int nt) {
+  const size_t per_sm = 227 * 1024;
+  return std::max(1, static_cast<int>(std::min<size_t>(16, per_sm / (smem_bytes(nt) + 1024))));
+}
+
+Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes) {
+  Plan p;
+  p.nt = token_tile(n);
+  p.token_tiles = static_cast<unsigned>((n + p.nt - 1) / p.nt);
+  p.row_tiles = static_cast<unsigned>((w.rows + kBlockRows - 1) / kBlockRows);
+  const int chunks = static_cast<int>(w.cols / 256);
+  p.stages = (chunks + 1) / 2;
+  const int64_t tiles = static_cast<int64_t>(p.token_tiles) * p.row_tiles;
+  const int64_t target = static_cast<int64_t>(sm_count()) * blocks_per_sm(p.nt);
+  int splits = 1;
+  if (tiles < target) splits = static_cast<int>(std::min<int64_t>((target + tiles - 1) / tiles, p.stages));
+  const size_t per_split = static_cast<size_t>(n * w.rows) * sizeof(float);
+  if (splits > 1) splits = static_cast<int>(std::min<size_t>(static_cast<size_t>(splits), scratch_bytes / per_split));
+  splits = std::max(1, splits);
+  p.stages_per_split = (p.stages + splits - 1) / splits;
+  p.splits = (p.stages + p.stages_per_split - 1) / p.stages_per_split;
+  return p;
+}
+
+template <GgmlType T, int NT>
+Status launch(const MmqArgs& a, const Plan& p, cudaStream_t stream) {
+  const auto kernel = mmq_kernel<T, NT>;
+  const size_t smem = smem_bytes(NT);
+  if (smem > kDefaultSmem) {
+    static std::atomic<bool> raised{false};
+    if (!raised.load(std::memory_order_relaxed)) {
+      HEARTH_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+      raised.store(true, std::memory_order_relaxed);
+    }
+  }
+  kernel<<<dim3(p.token_tiles, p.row_tiles, static_cast<unsigned>(p.splits)), kThreads, smem, stream>>>(a);
+  return check_launch("mmq_kernel");
+}
+
+template <GgmlType T>
+Status launch_nt(const MmqArgs& a, const Plan& p, cudaStream_t stream) {
+  switch (p.nt) {
+    case 8:
+      return launch<T, 8>(a, p, stream);
+    case 16:
+      return launch<T, 16>(a, p, stream);
+    case 32:
+      return launch<T, 32>(a, p, stream);
+    default:
+      return launch<T, 64>(a, p, stream);
+  }
+}
+
+size_t align256(size_t n) {
+  return (n + 255) / 256 * 256;
+}
+
+}  // namespace
+
+bool mmq_applies(const DeviceMatrix& w) {
+  switch (w.type) {
+    case GgmlType::kQ4_0:
+    case GgmlType::kQ4_1:
+    case GgmlType::kQ5_0:
+    case GgmlType::kQ5_1:
+    case GgmlType::kQ8_0:
+    case GgmlType::kQ4_K:
+    case GgmlType::kQ5_K:
+      break;
+    default:
+      return false;
+  }
+  return w.cols > 0 && w.cols % 256 == 0 && w.rows > 0 && w.row_stride % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(w.data) % 16 == 0 && device_has_int8_mma();
+}
+
+size_t mmq_act_bytes(int64_t n_tokens, int64_t cols) {
+  return align256(static_cast<size_t>(n_tokens * cols)) + align256(static_cast<size_t>(n_tokens * cols / 32) * 8);
+}
+
+Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(x != nullptr && act != nullptr && n_tokens > 0 && cols > 0 && cols % 256 == 0);
+  HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(act) % 256 == 0);
+  auto* codes = static_cast<uint32_t*>(act);
+  auto* ds = reinterpret_cast<float2*>(static_cast<uint8_t*>(act) + align256(static_cast<size_t>(n_tokens * cols)));
+  const int64_t units = n_tokens * cols / 32;
+  constexpr int kQThreads = 256;
+  const auto grid =
+      static_cast<unsigned>(std::min<int64_t>((units + kQThreads / kWarp - 1) / (kQThreads / kWarp), 65536));
+  mmq_quantize_kernel<<<grid, kQThreads, 0, stream>>>(x, units, codes, ds);
+  return check_launch("mmq_quantize_kernel");
+}
+
+size_t mmq_scratch_bytes(const DeviceMatrix& w, int64_t n_tokens) {
+  const Plan p = plan(w, n_tokens, static_cast<size_t>(-1));
+  return p.splits > 1 ? static_cast<size_t>(p.splits) * static_cast<size_t>(n_tokens * w.rows) * sizeof(float) : 0;
+}
+
+Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, const GemvEpilogue& epilogue,
+           void* scratch, size_t scratch_bytes, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(mmq_applies(w) && act != nullptr && y != nullptr && n_tokens > 0);
+  HEARTH_CUDA_REQUIRE(n_tokens <= 0x7fffffff && w.rows <= 0x7fffffff);
+  const Plan p = plan(w, n_tokens, scratch == nullptr ? 0 : scratch_bytes);
+  HEARTH_CUDA_REQUIRE(p.token_tiles <= 0x7fffffffu && p.row_tiles <= 65535u);
+  MmqArgs a{};
+  a.w = static_cast<const uint8_t*>(w.data);
+  a.stride = w.row_stride;
+  a.rows = w.rows;
+  a.chunks = static_cast<int>(w.cols / 256);
+  a.stages = p.stages;
+  a.stages_per_split = p.stages_per_split;
+  a.codes = static_cast<const uint8_t*>(act);
+  a.ds = reinterpret_cast<const float2*>(static_cast<const uint8_t*>(act) +
+                                         align256(static_cast<size_t>(n_tokens * w.cols)));
+  a.n_tokens = n_tokens;
+  a.cols = w.cols;
+  a.y = y;
+  a.bias = epilogue.bias;
+  a.residual = epilogue.residual;
+  a.partial = static_cast<float*>(scratch);
+  Status st;
+  switch (w.type) {
+    case GgmlType::kQ4_0:
+      st = launch_nt<GgmlType::kQ4_0>(a, p, stream);
+      break;
+    case GgmlType::kQ4_1:
+      st = launch_nt<GgmlType::kQ4_1>(a, p, stream);
+      break;
+    case GgmlType::kQ5_0:
+      st = launch_nt<GgmlType::kQ5_0>(a, p, stream);
+      break;
+    case GgmlType::kQ5_1:
+      st = launch_nt<GgmlType::kQ5_1>(a, p, stream);
+      break;
+    case GgmlType::kQ8_0:
+      st = launch_nt<GgmlType::kQ8_0>(a, p, stream);
+      break;
+    case GgmlType::kQ4_K:
+      st = launch_nt<GgmlType::kQ4_K>(a, p, stream);
+      break;
+    default:
+      st = launch_nt<GgmlType::kQ5_K>(a, p, stream);
+      break;
+  }
+  HEARTH_CUDA_TRY(st);
+  if (p.splits <= 1) return {};
+  const int64_t total = n_tokens * w.rows;
+  const auto grid = static_cast<unsigned>(std::min<int64_t>((total + 255) / 256, 4096));
+  mmq_reduce_kernel<<<grid, 256, 0, stream>>>(a.partial, p.splits, n_tokens, w.rows, y, epilogue.bias,
+                                              epilogue.residual);
+  return check_launch("mmq_reduce_kernel");
+}
+
+bool mmq_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("HEARTH_CUDA_MMQ");
+    return v == nullptr || std::atoi(v) != 0;
+  }();
+  return on;
+}
+
+int64_t mmq_max_tokens() {
+  static const int64_t n = [] {
+    const char* v = std::getenv("HEARTH_CUDA_MMQ_MAX_TOKENS");
+    const long long k = v == nullptr ? 0 : std::atoll(v);
+    return k > 0 ? static_cast<int64_t>(k) : static_cast<int64_t>(1) << 40;
+  }();
+  return n;
+}
+
+}  // namespace hearth::kernels::cuda

@@ -1,0 +1,56 @@
+// Multi-token products with 8-bit activations on the int8 tensor cores
+// ("mmq"): y[t][r] = sum_c W[r][c] x[t][c] for batches of 2 and more tokens,
+// each weight block read once per tile of up to 64 tokens and never
+// dequantized to memory (the f16 path writes and reads back the whole matrix).
+//
+// Arithmetic: the one-token q8 GEMV's (gemv.h, kQ8). x is first quantized per
+// token and 32 values (mmq_quantize: d = amax / 127, codes rint(x 127 / amax),
+// s = d sum(codes), the same f32 operations as the GEMV's prologue); a unit's
+// weights are d_w q_w + m_w with integer codes q_w (Q4_0 q - 8, Q5_0 q - 16,
+// Q8_0 q, all with m_w = 0; Q4_1 / Q5_1 q and m; Q4_K / Q5_K q, d sc_j and
+// -dmin m_j), its contribution d_w d_x sum(q_w q_x) + m_w s_x with the integer
+// dot exact (mma.m16n8k32 s8, int32). So a token's row is the GEMV's up to
+// f32 rounding whichever batch it is in.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cuda/device_matrix.h"
+#include "kernels/cuda/gemv.h"
+#include "kernels/cuda/status.h"
+
+namespace hearth::kernels::cuda {
+
+// True where mmq runs: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K or Q5_K; cols a
+// multiple of 256; data and row_stride 16-byte aligned.
+bool mmq_applies(const DeviceMatrix& w);
+
+// Bytes of the quantized activations of n_tokens rows of cols values
+// (cols a multiple of 256): codes then per-unit (d, s), 256-byte aligned.
+size_t mmq_act_bytes(int64_t n_tokens, int64_t cols);
+
+// x: [n_tokens][cols] f32 to the quantized form in act (mmq_act_bytes).
+Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, cudaStream_t stream);
+
+// y = W x (+ bias) (+ residual) for the n_tokens rows quantized in act
+// (mmq_quantize with cols = w.cols). y: [n_tokens][w.rows] f32; residual may
+// alias y. scratch (may be null): split-K partial sums when the matrix has
+// too few row tiles to fill the GPU; splits are limited to what fits in
+// scratch_bytes. The result does not depend on the split count only up to f32
+// rounding (each split sums its part in order, the parts are added in order).
+Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, const GemvEpilogue& epilogue,
+           void* scratch, size_t scratch_bytes, cudaStream_t stream);
+
+// Scratch for mmq's largest useful split count at this shape.
+size_t mmq_scratch_bytes(const DeviceMatrix& w, int64_t n_tokens);
+
+// Process-wide switch for the backends (HEARTH_CUDA_MMQ=0 turns it off, for
+// A/B runs): mmq for multi-token products of at least 2 and at most
+// mmq_max_tokens() rows (HEARTH_CUDA_MMQ_MAX_TOKENS, default: no limit).
+bool mmq_enabled();
+int64_t mmq_max_tokens();
+
+}  // namespace hearth::kernels::cuda
