@@ -69,5 +69,6 @@ std::vector<FinishEvent> run_requests(Engine& engine, const std::vector<Request>
 
 void add_multiturn_command(CLI::App& app);
 void add_concurrent_command(CLI::App& app);
+void add_prefill_command(CLI::App& app);
 
 }  // namespace hearth::bench

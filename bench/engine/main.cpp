@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   hearth::bench::add_multiturn_command(app);
   hearth::bench::add_concurrent_command(app);
+  hearth::bench::add_prefill_command(app);
   hearth::log::set_level(spdlog::level::warn);
   try {
     app.parse(argc, argv);

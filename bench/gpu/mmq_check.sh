@@ -37,11 +37,6 @@ note "kernel tests rc=$? $(grep -E '^\[  (PASSED|FAILED)' $OUT/kt.log | tr '\n' 
 grep -E "^\[  FAILED|Failure|error" $OUT/kt.log | head -8
 $B/tests/engine/runtime/engine_runtime_cuda_test --gtest_filter='*Sixteen*' >$OUT/sixteen.log 2>&1
 note "sixteen rc=$? $(grep -E '^\[  (PASSED|FAILED)|differs' $OUT/sixteen.log | tr '\n' ' ' | cut -c1-900)"
-if [ "$MODE" = full ]; then
-  $B/tests/kernels/cuda/kernels_cuda_bench mmq >$OUT/mmq_bench.log 2>&1
-  note "mmq bench rc=$? at $(el) s"
-  cat $OUT/mmq_bench.log
-fi
 wait $SYN
 note "synth done at $(el) s"
 head -c 512 tests/peer/data/public_domain.txt >/tmp/p512.txt
@@ -73,6 +68,11 @@ head -40 $OUT/conc_mmq1prof.err
 HEARTH_CUDA_MMQ=0 conc 16 mmq0prof --profile
 head -25 $OUT/conc_mmq0prof.err
 note "e2e done at $(el) s"
+if [ "$MODE" = full ]; then
+  $B/tests/kernels/cuda/kernels_cuda_bench mmq >$OUT/mmq_bench.log 2>&1
+  note "mmq bench rc=$? at $(el) s"
+  cat $OUT/mmq_bench.log
+fi
 if [ "$MODE" = full ]; then
   for run in "cpu 1" "cuda 1" "cuda 0"; do
     set -- $run

@@ -139,17 +139,44 @@ void softmax(std::vector<Candidate>& c) {
   for (Candidate& x : c) x.p = static_cast<float>(weight(x.logit, max_logit) / total);
 }
 
+// The first index of the largest logit, NaN counted as -inf (all NaN or
+// -inf: 0). In blocks: each block's maximum in independent lanes (no
+// loop-carried compare chain, so the compiler vectorizes it: a greedy step
+// over a 128k vocabulary took ~200 us per row one element at a time), the
+// first block holding the overall maximum kept, then the first index in it
+// equal to that maximum: the same index as a scan that keeps strict
+// improvements.
 int32_t argmax(std::span<const float> logits) {
   if (logits.empty()) return -1;
-  size_t best = 0;
-  float best_logit = clean(logits[0]);
-  for (size_t i = 1; i < logits.size(); ++i) {
-    if (clean(logits[i]) > best_logit) {
-      best = i;
-      best_logit = logits[i];
+  constexpr size_t kBlock = 1024, kLanes = 16;
+  const size_t n = logits.size();
+  float best = kNegInf;
+  size_t best_block = 0;
+  for (size_t b0 = 0; b0 < n; b0 += kBlock) {
+    const size_t end = std::min(n, b0 + kBlock);
+    float lane[kLanes];
+    for (float& l : lane) l = kNegInf;
+    size_t i = b0;
+    for (; i + kLanes <= end; i += kLanes) {
+      for (size_t k = 0; k < kLanes; ++k) {
+        const float v = logits[i + k];
+        lane[k] = v > lane[k] ? v : lane[k];  // a NaN never compares greater
+      }
+    }
+    float m = kNegInf;
+    for (const float l : lane) m = l > m ? l : m;
+    for (; i < end; ++i) m = logits[i] > m ? logits[i] : m;
+    if (m > best) {
+      best = m;
+      best_block = b0;
     }
   }
-  return static_cast<int32_t>(best);
+  if (best == kNegInf) return 0;  // every logit -inf or NaN
+  const size_t end = std::min(n, best_block + kBlock);
+  for (size_t i = best_block; i < end; ++i) {
+    if (logits[i] == best) return static_cast<int32_t>(i);
+  }
+  return static_cast<int32_t>(best_block);  // not reached: the block holds its maximum
 }
 
 void select_candidates(std::span<const float> logits, const SamplingParams& params, std::vector<Candidate>& out) {

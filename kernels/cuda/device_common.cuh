@@ -4,8 +4,11 @@
 
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 namespace hearth::kernels::cuda {
 
@@ -80,6 +83,25 @@ __device__ __forceinline__ void pdl_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+}
+
+// Host side: whether kernels that wait with pdl_wait are launched with the
+// programmatic-serialization attribute (their weight loads overlap the end of
+// the kernel before). Hopper and later; off with HEARTH_CUDA_PDL=0 (A/B
+// runs). Never changes a result.
+inline bool pdl_on() {
+  static const bool on = [] {
+    const char* v = std::getenv("HEARTH_CUDA_PDL");
+    if (v != nullptr && std::strcmp(v, "0") == 0) return false;
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+      static_cast<void>(cudaGetLastError());
+      return false;
+    }
+    return major >= 9;
+  }();
+  return on;
 }
 
 // Sum over a block of blockDim.x threads (a multiple of 32, <= 1024); every

@@ -428,24 +428,6 @@ __global__ void __launch_bounds__(kThreads, min_blocks<T, kPf>())
   }
 }
 
-// Programmatic dependent launch (device_common.cuh): the kernel's weight
-// loads overlap the end of the kernel before it. Hopper and later; off with
-// HEARTH_CUDA_PDL=0 (A/B runs). Never changes the result.
-bool pdl_on() {
-  static const bool on = [] {
-    const char* v = std::getenv("HEARTH_CUDA_PDL");
-    if (v != nullptr && std::strcmp(v, "0") == 0) return false;
-    int dev = 0, major = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-      static_cast<void>(cudaGetLastError());
-      return false;
-    }
-    return major >= 9;
-  }();
-  return on;
-}
-
 template <GgmlType T, int L, bool kPf>
 Status launch_q8(const Q8Mats& mats, int64_t cols, const float* x, cudaStream_t stream, int blocks_per_sm) {
   const auto kernel = gemv_q8_kernel<T, L, kPf>;

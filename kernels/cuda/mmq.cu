@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <utility>
 
 #include "kernels/cuda/dequant_unit.cuh"
 #include "kernels/cuda/mmq.h"
@@ -57,6 +58,8 @@ __host__ __device__ constexpr size_t b_bytes(int nt) {
 // id = 127 / amax, codes rint(x id), d = amax / 127, s = d * sum(codes)).
 __global__ void mmq_quantize_kernel(const float* __restrict__ x, int64_t units, uint32_t* __restrict__ codes,
                                     float2* __restrict__ ds) {
+  pdl_launch_dependents();
+  pdl_wait();  // x comes from the kernel before
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarp);
   for (int64_t u = static_cast<int64_t>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp; u < units;
@@ -282,6 +285,8 @@ __global__ void __launch_bounds__(kThreads) mmq_kernel(const MmqArgs a) {
     return load_chunk<kNV>(my_w + static_cast<size_t>(c) * Tr::kChunkBytes);
   };
   Chunk<kNV> cur = load_w(s_begin);
+  pdl_launch_dependents();
+  pdl_wait();  // the codes (and the residual) come from the kernels before; the weights never change
   for (int s = s_begin; s < s_end; ++s) {
     const int units = min(kStageUnits, 8 * (a.chunks - 2 * s));  // 8 or 16
     __syncthreads();                                             // every warp is done with the last stage's tiles
@@ -362,6 +367,8 @@ __global__ void __launch_bounds__(kThreads) mmq_kernel(const MmqArgs a) {
 // y = sum over splits in order (+ bias) (+ residual).
 __global__ void mmq_reduce_kernel(const float* __restrict__ partial, int splits, int64_t n, int64_t rows, float* y,
                                   const float* bias, const float* residual) {
+  pdl_launch_dependents();
+  pdl_wait();
   const int64_t total = n * rows;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -409,18 +416,87 @@ size_t smem_bytes(int nt) {
   return a_bytes() + b_bytes(nt);
 }
 
+// kernel<<<grid, block, smem, stream>>>(args...) with programmatic stream
+// serialization where pdl_on() (the kernels call pdl_wait before reading
+// what the kernel before wrote).
+template <typename... P, typename... A>
+cudaError_t launch_pdl(void (*kernel)(P...), dim3 grid, int block, size_t smem, cudaStream_t stream, A&&... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(static_cast<unsigned>(block));
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl_on() ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+}
+
 struct Plan {
   int nt = 8;
   unsigned token_tiles = 1, row_tiles = 1;
   int splits = 1, stages_per_split = 1, stages = 1;
 };
 
-// Resident blocks per SM of the kernel at this tile (shared memory bound).
-int blocks_per_sm(int nt) {
-  const size_t per_sm = 227 * 1024;
-  return std::max(1, static_cast<int>(std::min<size_t>(16, per_sm / (smem_bytes(nt) + 1024))));
+// Raises the kernel's dynamic shared-memory limit where it needs more than
+// the default 48 KB (once per instantiation).
+template <GgmlType T, int NT>
+Status allow_smem() {
+  static std::atomic<bool> raised{false};
+  if (smem_bytes(NT) > kDefaultSmem && !raised.load(std::memory_order_relaxed)) {
+    HEARTH_CUDA_CHECK(cudaFuncSetAttribute(mmq_kernel<T, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem_bytes(NT))));
+    raised.store(true, std::memory_order_relaxed);
+  }
+  return {};
 }
 
+// Resident blocks per SM of mmq_kernel<T, NT> (registers and shared memory), cached.
+template <GgmlType T, int NT>
+int resident() {
+  static std::atomic<int> cached{0};
+  int r = cached.load(std::memory_order_relaxed);
+  if (r > 0) return r;
+  if (!allow_smem<T, NT>().ok() ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r, mmq_kernel<T, NT>, kThreads, smem_bytes(NT)) != cudaSuccess) {
+    static_cast<void>(cudaGetLastError());
+    r = 1;
+  }
+  r = std::max(r, 1);
+  cached.store(r, std::memory_order_relaxed);
+  return r;
+}
+
+template <GgmlType T>
+int resident_nt(int nt) {
+  return nt == 8 ? resident<T, 8>() : nt == 16 ? resident<T, 16>() : nt == 32 ? resident<T, 32>() : resident<T, 64>();
+}
+
+int resident_blocks(GgmlType t, int nt) {
+  switch (t) {
+    case GgmlType::kQ4_0:
+      return resident_nt<GgmlType::kQ4_0>(nt);
+    case GgmlType::kQ4_1:
+      return resident_nt<GgmlType::kQ4_1>(nt);
+    case GgmlType::kQ5_0:
+      return resident_nt<GgmlType::kQ5_0>(nt);
+    case GgmlType::kQ5_1:
+      return resident_nt<GgmlType::kQ5_1>(nt);
+    case GgmlType::kQ8_0:
+      return resident_nt<GgmlType::kQ8_0>(nt);
+    case GgmlType::kQ4_K:
+      return resident_nt<GgmlType::kQ4_K>(nt);
+    default:
+      return resident_nt<GgmlType::kQ5_K>(nt);
+  }
+}
+
+// Split-K count: the fewest splits that minimize rounds of resident blocks x
+// stages per block (+1 for the reduction when split), so a matrix of few row
+// tiles fills the GPU without a tail wave (3 splits of a 14336-row matrix
+// are 1.27 waves: 2 rounds of 3 stages; 2 splits one round of 4).
 Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes) {
   Plan p;
   p.nt = token_tile(n);
@@ -429,30 +505,29 @@ Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes) {
   const int chunks = static_cast<int>(w.cols / 256);
   p.stages = (chunks + 1) / 2;
   const int64_t tiles = static_cast<int64_t>(p.token_tiles) * p.row_tiles;
-  const int64_t target = static_cast<int64_t>(sm_count()) * blocks_per_sm(p.nt);
-  int splits = 1;
-  if (tiles < target) splits = static_cast<int>(std::min<int64_t>((target + tiles - 1) / tiles, p.stages));
+  const int64_t resident_all = static_cast<int64_t>(sm_count()) * resident_blocks(w.type, p.nt);
   const size_t per_split = static_cast<size_t>(n * w.rows) * sizeof(float);
-  if (splits > 1) splits = static_cast<int>(std::min<size_t>(static_cast<size_t>(splits), scratch_bytes / per_split));
-  splits = std::max(1, splits);
-  p.stages_per_split = (p.stages + splits - 1) / splits;
-  p.splits = (p.stages + p.stages_per_split - 1) / p.stages_per_split;
+  const int max_splits = static_cast<int>(std::min<size_t>(static_cast<size_t>(p.stages), scratch_bytes / per_split));
+  int64_t best_cost = -1;
+  for (int s = 1; s <= std::max(1, max_splits); ++s) {
+    const int sps = (p.stages + s - 1) / s, eff = (p.stages + sps - 1) / sps;
+    if (eff != s) continue;  // the same split as a smaller s
+    const int64_t rounds = (tiles * eff + resident_all - 1) / resident_all;
+    const int64_t cost = rounds * sps + (eff > 1 ? 1 : 0);
+    if (best_cost < 0 || cost < best_cost) {
+      best_cost = cost;
+      p.splits = eff;
+      p.stages_per_split = sps;
+    }
+  }
   return p;
 }
 
 template <GgmlType T, int NT>
 Status launch(const MmqArgs& a, const Plan& p, cudaStream_t stream) {
-  const auto kernel = mmq_kernel<T, NT>;
-  const size_t smem = smem_bytes(NT);
-  if (smem > kDefaultSmem) {
-    static std::atomic<bool> raised{false};
-    if (!raised.load(std::memory_order_relaxed)) {
-      HEARTH_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-      raised.store(true, std::memory_order_relaxed);
-    }
-  }
-  kernel<<<dim3(p.token_tiles, p.row_tiles, static_cast<unsigned>(p.splits)), kThreads, smem, stream>>>(a);
+  HEARTH_CUDA_TRY((allow_smem<T, NT>()));
+  HEARTH_CUDA_CHECK(launch_pdl(mmq_kernel<T, NT>, dim3(p.token_tiles, p.row_tiles, static_cast<unsigned>(p.splits)),
+                               kThreads, smem_bytes(NT), stream, a));
   return check_launch("mmq_kernel");
 }
 
@@ -506,7 +581,7 @@ Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, c
   constexpr int kQThreads = 256;
   const auto grid =
       static_cast<unsigned>(std::min<int64_t>((units + kQThreads / kWarp - 1) / (kQThreads / kWarp), 65536));
-  mmq_quantize_kernel<<<grid, kQThreads, 0, stream>>>(x, units, codes, ds);
+  HEARTH_CUDA_CHECK(launch_pdl(mmq_quantize_kernel, dim3(grid), kQThreads, 0, stream, x, units, codes, ds));
   return check_launch("mmq_quantize_kernel");
 }
 
@@ -565,8 +640,8 @@ Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, c
   if (p.splits <= 1) return {};
   const int64_t total = n_tokens * w.rows;
   const auto grid = static_cast<unsigned>(std::min<int64_t>((total + 255) / 256, 4096));
-  mmq_reduce_kernel<<<grid, 256, 0, stream>>>(a.partial, p.splits, n_tokens, w.rows, y, epilogue.bias,
-                                              epilogue.residual);
+  HEARTH_CUDA_CHECK(launch_pdl(mmq_reduce_kernel, dim3(grid), 256, 0, stream, static_cast<const float*>(a.partial),
+                               p.splits, n_tokens, w.rows, y, epilogue.bias, epilogue.residual));
   return check_launch("mmq_reduce_kernel");
 }
 

@@ -7,8 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -177,6 +180,45 @@ TEST(SamplerStages, HistoryKeepsOnlyTheLastTokens) {
   h.clear();
   h.counts(counts);
   EXPECT_TRUE(counts.empty());
+}
+
+}  // namespace
+}  // namespace hearth
+
+namespace hearth {
+namespace {
+
+// argmax (blocked and vectorizable) against a one-by-one scan that keeps
+// strict improvements: random lengths around its block size, duplicated
+// maxima (the lowest id wins), NaN (never wins) and infinities.
+TEST(Argmax, MatchesAScanOnRandomRowsWithTiesNaNAndInfinities) {
+  std::mt19937 rng(99);
+  const auto scan = [](const std::vector<float>& v) {
+    size_t best = 0;
+    float b = std::isnan(v[0]) ? -std::numeric_limits<float>::infinity() : v[0];
+    for (size_t i = 1; i < v.size(); ++i) {
+      if (v[i] > b) best = i, b = v[i];
+    }
+    return static_cast<int32_t>(best);
+  };
+  for (int trial = 0; trial < 300; ++trial) {
+    const size_t n = std::uniform_int_distribution<size_t>(1, 5000)(rng);
+    std::vector<float> v(n);
+    std::uniform_int_distribution<int> small(-20, 20);  // few distinct values: many ties
+    for (float& x : v) x = static_cast<float>(small(rng)) * 0.5f;
+    std::uniform_int_distribution<size_t> at(0, n - 1);
+    const int kind = trial % 5;
+    if (kind == 1) v[at(rng)] = std::numeric_limits<float>::quiet_NaN();
+    if (kind == 2)
+      v[at(rng)] = std::numeric_limits<float>::infinity(), v[at(rng)] = std::numeric_limits<float>::infinity();
+    if (kind == 3) std::fill(v.begin(), v.end(), -std::numeric_limits<float>::infinity());
+    if (kind == 4) {
+      std::fill(v.begin(), v.end(), std::numeric_limits<float>::quiet_NaN());
+      v[at(rng)] = -3.0f;
+    }
+    ASSERT_EQ(argmax(v), scan(v)) << "trial " << trial << " n " << n;
+  }
+  EXPECT_EQ(argmax(std::vector<float>{}), -1);
 }
 
 }  // namespace
