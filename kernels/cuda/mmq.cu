@@ -44,6 +44,7 @@ constexpr int kBlockRows = 16 * kWarps;
 constexpr int kStageUnits = 16;  // 512 columns: two 256-element chunks per row
 constexpr int kUnitWords = 8;    // 32 int8 codes
 constexpr size_t kDefaultSmem = 48 * 1024;
+constexpr int64_t kDefaultMaxTokens = 64;  // mmq_max_tokens() without the environment
 
 // Shared tile sizes (bytes) per block.
 __host__ __device__ constexpr size_t a_bytes() {
@@ -654,10 +655,14 @@ bool mmq_enabled() {
 }
 
 int64_t mmq_max_tokens() {
+  // Measured (docs/perf-notes.md v10): mmq is 1.4-4x faster than the f16
+  // path up to 64 rows, 0.8x at 128 and 0.33x at 512 (prompts: cuBLAS on f16
+  // tensor cores then wins); a warm 512-token prompt 8,654 tok/s with this
+  // limit against 5,096 with mmq for every product.
   static const int64_t n = [] {
     const char* v = std::getenv("HEARTH_CUDA_MMQ_MAX_TOKENS");
     const long long k = v == nullptr ? 0 : std::atoll(v);
-    return k > 0 ? static_cast<int64_t>(k) : static_cast<int64_t>(1) << 40;
+    return k > 0 ? static_cast<int64_t>(k) : kDefaultMaxTokens;
   }();
   return n;
 }

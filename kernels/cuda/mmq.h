@@ -49,7 +49,8 @@ size_t mmq_scratch_bytes(const DeviceMatrix& w, int64_t n_tokens);
 
 // Process-wide switch for the backends (HEARTH_CUDA_MMQ=0 turns it off, for
 // A/B runs): mmq for multi-token products of at least 2 and at most
-// mmq_max_tokens() rows (HEARTH_CUDA_MMQ_MAX_TOKENS, default: no limit).
+// mmq_max_tokens() rows (HEARTH_CUDA_MMQ_MAX_TOKENS, default 64: above it the
+// f16 path's cuBLAS GEMM is faster, see docs/perf-notes.md).
 bool mmq_enabled();
 int64_t mmq_max_tokens();
 
