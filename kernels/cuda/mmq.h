@@ -39,8 +39,9 @@ Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, c
 // (mmq_quantize with cols = w.cols). y: [n_tokens][w.rows] f32; residual may
 // alias y. scratch (may be null): split-K partial sums when the matrix has
 // too few row tiles to fill the GPU; splits are limited to what fits in
-// scratch_bytes. The result does not depend on the split count only up to f32
-// rounding (each split sums its part in order, the parts are added in order).
+// scratch_bytes. Deterministic for a given split count (each split sums its
+// units in order, the splits are added in order); another split count changes
+// only the f32 rounding.
 Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, const GemvEpilogue& epilogue,
            void* scratch, size_t scratch_bytes, cudaStream_t stream);
 
