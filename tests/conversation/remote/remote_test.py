@@ -10,20 +10,18 @@ this test starts on loopback:
                                like a local one (the same greedy text as the local engine),
                                a prompt version, a wrong key (401)
   --llama-cpp NAME             llama.cpp's server (python -m llama_cpp.server): a
-                               conversation, the text its own non-streamed answer gives;
+                               conversation of two turns stored with the endpoint;
                                exit 77 (skipped) when llama-cpp-python[server] is absent
 
 Usage: remote_test.py HEARTH_CLI (--fake | --hearth-server BIN MODEL | --llama-cpp MODEL)
 """
 import json
 import os
-import select
 import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "cli"))
@@ -104,7 +102,7 @@ def test_fake(c):
         check(ok.get("text") == "".join(CHUNKS) + " fake", f"fake ok: the streamed text {ok.get('text')!r}")
         g = ok.get("generation", {})
         check(g.get("device") == fake.url("ok"), f"the record names the endpoint: {g.get('device')!r}")
-        check(g.get("model_name") == "fake", f"the record names the remote model: {g.get('model_name')!r}")
+        check(g.get("model") == "fake", f"the record names the remote model: {g.get('model')!r}")
         check(g.get("prompt_tokens") == 9 and g.get("generated_tokens") == 4, f"usage as the server said: {g}")
         check(g.get("finish_reason") == "stop", f"finish_reason stop: {g}")
         check(g.get("ttft_ms", 0) > 0 and g.get("itl_p50_ms", -1) >= 0, f"client-side timings: {g}")
@@ -114,8 +112,8 @@ def test_fake(c):
         check(sent.get("messages") == [{"role": "user", "content": "Hi"}], f"the messages sent: {sent}")
         check(sent.get("max_tokens") == 8 and sent.get("temperature") == 0, f"the sampling sent: {sent}")
         check("top_k" not in sent and "min_p" not in sent, f"off sampling extensions are not sent: {sent}")
-        check(isinstance(sent.get("seed"), int) and (sent["seed"] & (2**64 - 1)) == g.get("sampling", {}).get(
-            "seed", g.get("seed")), f"the recorded seed is the one sent: {sent.get('seed')} / {g}")
+        check(isinstance(sent.get("seed"), int) and (sent["seed"] & (2**64 - 1)) == g.get("sampling", {}).get("seed"),
+              f"the recorded seed is the one sent: {sent.get('seed')} / {g.get('sampling')}")
 
         n = len(c.conversations())
         p = c.send(fake.url("cut"), "--new", "--message", "Tell me")
@@ -162,7 +160,7 @@ def test_fake(c):
         expect_error(p, "does not serve a model 'c' (it serves: a, b)", "an unknown remote model")
         b = ok_json(c.send(fake.url("multi"), "--new", "--message", "Hi", "--remote-model", "b"), "--remote-model b")
         check(fake.bodies("multi")[-1].get("model") == "b", "the request names the chosen model")
-        check(b.get("generation", {}).get("model_name") == "b", "the record names the chosen model")
+        check(b.get("generation", {}).get("model") == "b", "the record names the chosen model")
 
         p = c.send("ftp://x/v1", "--new", "--message", "Hi")
         expect_error(p, "the scheme must be http or https", "a bad URL")
@@ -177,7 +175,7 @@ def test_fake(c):
 
 def test_hearth_server(c, binary, model):
     import server_harness
-    server = server_harness.Server(binary, model, ["--threads", "2"])
+    server = server_harness.Server(binary, model, [])  # it adds --threads 2 and the key
     key = server_harness.KEY
     base = f"http://{server.host}:{server.port}"
     try:
@@ -186,7 +184,7 @@ def test_hearth_server(c, binary, model):
         first = ok_json(c.send(base, "--new", "--message", question, *greedy, key=key), "hearth-server turn 1")
         g = first.get("generation", {})
         check(g.get("device") == base + "/v1", f"the record names the endpoint: {g.get('device')!r}")
-        check(g.get("model_name") == server.model, f"the record names the served model: {g.get('model_name')!r}")
+        check(g.get("model") == server.model, f"the record names the served model: {g.get('model')!r}")
         check(g.get("prompt_tokens", 0) > 0 and g.get("generated_tokens", 0) > 0, f"usage from the server: {g}")
         check(first.get("text"), "a non-empty answer")
         # The same engine locally: the same greedy text (same template, same weights).
@@ -209,8 +207,8 @@ def test_hearth_server(c, binary, model):
         third = ok_json(c.send(base, "--new", "--message", question, "--prompt", "terse", *greedy, key=key),
                         "a prompt version remotely")
         tg = third.get("generation", {})
-        check(tg.get("system_text") == "Answer in at most five words." or
-              (tg.get("prompt") or {}).get("name") == "terse", f"the prompt version is recorded: {tg}")
+        check(tg.get("system_text") == "Answer in at most five words." and
+              (tg.get("prompt_version") or {}).get("name") == "terse", f"the prompt version is recorded: {tg}")
         history = ok_json(c.store("history", "--limit", "10"), "history")
         entries = history.get("entries", [])
         check(any(question == e.get("text") for e in entries), "remote turns are in the history")
@@ -238,42 +236,36 @@ def test_llama_cpp(c, model):
         return
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", paths[0], "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", "2048", "--n_threads", "2", "--model_alias",
+                             "--port", str(port), "--n_ctx", "512", "--n_threads", "2", "--model_alias",
                              "smollm2-llama", "--verbose", "False"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     log = []
+    ready = threading.Event()
+
+    def read_log():  # also keeps the pipe drained for the server's whole life
+        for line in proc.stderr:
+            log.append(line)
+            if "Uvicorn running on" in line:
+                ready.set()
+
+    threading.Thread(target=read_log, daemon=True).start()
     try:
-        # Readiness: uvicorn's "Uvicorn running on" line (no sleeping).
-        deadline = time.monotonic() + 120
-        ready = False
-        while not ready and time.monotonic() < deadline and proc.poll() is None:
-            r, _, _ = select.select([proc.stderr], [], [], max(0.0, deadline - time.monotonic()))
-            if r:
-                line = proc.stderr.readline()
-                log.append(line)
-                ready = "Uvicorn running on" in line
-        check(ready, "llama_cpp.server started: " + "".join(log[-20:]))
-        if not ready:
+        # Readiness: uvicorn's "Uvicorn running on" line (waited for, not slept on).
+        check(ready.wait(timeout=120) and proc.poll() is None, "llama_cpp.server started: " + "".join(log[-20:]))
+        if not ready.is_set():
             return
-        threading_drain(proc)
         base = f"http://127.0.0.1:{port}/v1"
         question = "Name a colour."
-        first = ok_json(c.send(base, "--new", "--message", question, "--temp", "0", "-n", "12"), "llama.cpp turn 1")
+        first = ok_json(c.send(base, "--new", "--message", question, "--temp", "0", "-n", "8"), "llama.cpp turn 1")
         g = first.get("generation", {})
-        check(g.get("device") == base and g.get("model_name") == "smollm2-llama", f"the record: {g}")
+        check(g.get("device") == base and g.get("model") == "smollm2-llama", f"the record: {g}")
         check(first.get("text") and g.get("generated_tokens", 0) > 0, f"an answer: {first}")
-        # Its own non-streamed answer to the same request: the same greedy text.
-        body = {"model": "smollm2-llama", "messages": [{"role": "user", "content": question}], "temperature": 0,
-                "max_tokens": 12, "top_p": 0.95, "top_k": 40, "min_p": 0.05, "stream": False}
-        req = urllib.request.Request(base + "/chat/completions", json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=120) as r:
-            direct = json.loads(r.read())["choices"][0]["message"]["content"]
-        check(direct == first.get("text"), f"the stored text is the server's answer: {first.get('text')!r} vs "
-                                           f"{direct!r}")
+        # (Not compared with a second answer of its own: llama-cpp-python reuses the previous
+        # prompt's KV state, and SmolLM2's near-ties then part greedy answers after a few words.)
+        check(g.get("ttft_ms", 0) > 0 and g.get("finish_reason") in ("stop", "length"), f"timings, finish: {g}")
         cid = first.get("conversation_id")
         second = ok_json(c.send(base, "--conversation", str(cid), "--message", "Another one.", "--temp", "0", "-n",
-                                "12"), "llama.cpp turn 2")
+                                "8"), "llama.cpp turn 2")
         msgs = messages_of(c.export(cid))
         check([m.get("role") for m in msgs] == ["user", "assistant", "user", "assistant"],
               f"a stored conversation: {[m.get('role') for m in msgs]}")
@@ -285,12 +277,6 @@ def test_llama_cpp(c, model):
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
-
-
-def threading_drain(proc):
-    """Reads the server's stderr away so a full pipe never blocks it."""
-    import threading
-    threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
 
 
 def main():

@@ -59,7 +59,7 @@ TEST(SseParser, TableOfStreams) {
        "data: a\n\n",
        {"a"}},
       {"a BOM later is data", "data: \xEF\xBB\xBF\n\n", {"\xEF\xBB\xBF"}},
-      {"binary bytes pass through", std::string("data: \x01\x00\xff\n\n", 10), {std::string("\x01\x00\xff", 3)}},
+      {"binary bytes pass through", std::string("data: \x01\x00\xff\n\n", 11), {std::string("\x01\x00\xff", 3)}},
       {"[DONE] is data like any other", "data: x\n\ndata: [DONE]\n\n", {"x", "[DONE]"}},
   };
   for (const Case& c : cases) {
