@@ -258,7 +258,7 @@ def check_disconnect_and_overload(s):
 def check_kv_overload(s):
     """A KV pool of 4 blocks (64 tokens): a prompt that cannot fit it even alone is refused with
     503 (OpenAI's overloaded shape, the cause named); one that fits is served."""
-    long_prompt = " ".join(["alpha beta gamma delta"] * 40)
+    long_prompt = " ".join(["alpha beta gamma delta"] * 6)  # ~140 tokens of the synthetic vocabulary: over 64, under 256
     error_of(s.request("/v1/completions", {"model": s.model, "prompt": long_prompt, "max_tokens": 4}), 503,
              "overloaded", contains=("out of KV cache memory",))
     status, ok = s.request("/v1/completions", {"model": s.model, "prompt": "Hi", "max_tokens": 4, "temperature": 0})
