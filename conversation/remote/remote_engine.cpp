@@ -26,8 +26,26 @@ void configure(httplib::Client& client, const Endpoint& e, int connect_ms, int r
   if (!e.api_key.empty()) client.set_bearer_token_auth(e.api_key);
 }
 
+// httplib's names for its failures ("Connection", "Read") made into a cause a user can act on.
 std::string transport_text(httplib::Error error) {
-  return error == httplib::Error::Success ? std::string() : httplib::to_string(error);
+  switch (error) {
+    case httplib::Error::Success:
+      return {};
+    case httplib::Error::Connection:
+      return "connection refused or host unreachable";
+    case httplib::Error::ConnectionTimeout:
+      return "timed out connecting";
+    case httplib::Error::Read:
+      return "the connection broke or went silent while reading";
+    case httplib::Error::Write:
+      return "the connection broke while sending the request";
+    case httplib::Error::SSLConnection:
+      return "the TLS handshake failed";
+    case httplib::Error::SSLServerVerification:
+      return "the server's TLS certificate was not accepted";
+    default:
+      return httplib::to_string(error);
+  }
 }
 
 // One request's client-side measurements, turned into the engine's Usage.
