@@ -36,6 +36,10 @@ EngineBridge::EngineBridge(QObject* parent) : ChatBackend(parent), worker_(new E
   connect(worker_, &EngineWorker::tokens, this, &EngineBridge::tokens);
   connect(worker_, &EngineWorker::finished, this, &EngineBridge::finished);
   connect(worker_, &EngineWorker::statsUpdated, this, &EngineBridge::statsUpdated);
+  connect(worker_, &EngineWorker::servingChanged, this, [this](const QString& url, const QString& error) {
+    served_url_ = url;
+    emit servingChanged(url, error);
+  });
   thread_.start();
 }
 
@@ -50,6 +54,17 @@ void EngineBridge::loadModel(const QString& path_or_name, const models::RunConfi
   loading_ = true;
   QMetaObject::invokeMethod(
       worker_, [w = worker_, path_or_name, config] { w->loadModel(path_or_name, config); }, Qt::QueuedConnection);
+}
+
+void EngineBridge::connectRemote(const QString& url, const QString& api_key, const QString& model) {
+  loading_ = true;
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, url, api_key, model] { w->connectRemote(url, api_key, model); }, Qt::QueuedConnection);
+}
+
+void EngineBridge::serve(bool on, const ServeOptions& options) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, on, options] { w->serve(on, options); }, Qt::QueuedConnection);
 }
 
 void EngineBridge::unloadModel() {

@@ -11,6 +11,7 @@
 
 #include "app/chat_backend.h"
 #include "app/engine_types.h"
+#include "app/model_server.h"
 #include "models/run_config.h"
 
 namespace hearth::app {
@@ -26,6 +27,11 @@ class EngineBridge final : public ChatBackend {
 
   void loadModel(const QString& path_or_name, const models::RunConfig& config);
   void unloadModel();
+  // A remote endpoint as the model (EngineWorker::connectRemote): the same signals as a load.
+  void connectRemote(const QString& url, const QString& api_key, const QString& model);
+  // "Serve this model" on/off (EngineWorker::serve); servingChanged() reports.
+  void serve(bool on, const ServeOptions& options);
+  const QString& servedUrl() const { return served_url_; }
   void generate(const GenerationRequest& request) override;
   void cancel(qint64 tag) override;
 
@@ -38,12 +44,14 @@ class EngineBridge final : public ChatBackend {
   void loadFailed(const QString& path, const QString& message);
   void modelUnloaded();
   void statsUpdated(const hearth::app::StatsSample& sample);
+  void servingChanged(const QString& url, const QString& error);
 
  private:
   QThread thread_;
   EngineWorker* worker_ = nullptr;  // lives on thread_; deleted after it stops
   std::optional<LoadedModel> model_;
   bool loading_ = false;
+  QString served_url_;
 };
 
 void register_engine_metatypes();

@@ -25,8 +25,11 @@ struct LoadedModel {
   QString chat_format;     // ModelRunInfo::chat_format: the model's template or the named fallback
   QString device_reason;   // why that device, for "auto" ("auto: no CUDA device found"); "" when it was asked for
   QString kv_precision;    // "f16", "fp8": the KV cache the engine really runs
-  int context_length = 0;  // tokens per sequence
+  int context_length = 0;  // tokens per sequence (0 for a remote model: the server's own)
   std::int64_t file_bytes = 0;
+  // A remote OpenAI-compatible endpoint's base URL ("http://host:port/v1")
+  // when the model runs there (path is then empty, device the same URL); "" : local.
+  QString endpoint;
 };
 
 // One answer to produce. `tag` is the caller's handle (the assistant message id).

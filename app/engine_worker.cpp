@@ -117,6 +117,7 @@ std::optional<Error> EngineWorker::open(const QString& path_or_name, const model
 // Drops the engine (cancelling what runs: each sink gets its finish event).
 void EngineWorker::dropEngine() {
   if (!engine_) return;
+  stopServing(tr("the model was unloaded"));
   engine_.reset();
   flush();
   active_.clear();
@@ -162,6 +163,7 @@ void EngineWorker::cancel(qint64 tag) {
 }
 
 void EngineWorker::shutdown() {
+  served_.reset();
   engine_.reset();
   flush();
   active_.clear();

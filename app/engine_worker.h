@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "app/engine_types.h"
+#include "app/model_server.h"
 #include "models/run_config.h"
 
 class QTimer;
@@ -37,6 +38,15 @@ class EngineWorker : public QObject {
   // cannot be loaded leaves the loaded one in place (see the .cpp).
   void loadModel(const QString& path_or_name, const hearth::models::RunConfig& config);
   void unloadModel();
+  // A remote OpenAI-compatible endpoint becomes the model (engine_worker_remote.cpp):
+  // its /models is asked first (`model` "" : its only one), so an unreachable
+  // endpoint, a refused key or an unknown model fail with loadFailed() and
+  // the loaded model stays.
+  void connectRemote(const QString& url, const QString& api_key, const QString& model);
+  // "Serve this model" (engine_worker_serve.cpp): the OpenAI API over the
+  // loaded local engine, or off. A model that goes (unload, another load)
+  // stops it; servingChanged() says so each time.
+  void serve(bool on, const hearth::app::ServeOptions& options);
   void generate(const hearth::app::GenerationRequest& request);
   void cancel(qint64 tag);
   void shutdown();  // drops the engine (cancelling what runs) and stops the timers
@@ -49,6 +59,8 @@ class EngineWorker : public QObject {
   void tokens(qint64 tag, const QString& text, int count);
   void finished(const hearth::app::GenerationDone& done);
   void statsUpdated(const hearth::app::StatsSample& sample);
+  // The served URL ("" : not serving) and why it stopped or could not start ("" : asked to).
+  void servingChanged(const QString& url, const QString& error);
 
  private slots:
   void flush();
@@ -63,7 +75,10 @@ class EngineWorker : public QObject {
   std::optional<Error> open(const QString& path_or_name, const models::RunConfig& config);
   void dropEngine();
 
+  void stopServing(const QString& why);
+
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<ModelServer> served_;  // after engine_: destroyed first (it uses the engine)
   LoadedModel model_;
   models::RunConfig config_;  // the loaded model's
   std::map<qint64, Active> active_;

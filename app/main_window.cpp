@@ -5,6 +5,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QHBoxLayout>
+#include <QLayout>
 #include <QListView>
 #include <QPushButton>
 #include <QScreen>
@@ -24,6 +25,8 @@
 #include "app/perf_dock.h"
 #include "app/prompt_library_panel.h"
 #include "app/prompted_backend.h"
+#include "app/remote_endpoint_dialog.h"
+#include "app/serve_toggle.h"
 #include "app/stats_history_model.h"
 #include "app/storage_service.h"
 #include "engine/core/log.h"
@@ -199,12 +202,17 @@ void MainWindow::connectParts() {
   connect(model_bar_, &ModelBar::deviceChosen, this, [this](const QString& device) {
     settings_.values.device = device.toStdString();
     saveSettings();
-    if (engine_->model()) loadModel(engine_->model()->path);  // the new device takes effect now
+    const auto& m = engine_->model();
+    if (m && m->endpoint.isEmpty()) loadModel(m->path);  // the new device takes effect now
   });
+  connect(model_bar_, &ModelBar::remoteRequested, this, [this] { ask_for_remote_endpoint(this, *engine_); });
+  auto* serve = new ServeToggle(*engine_, model_bar_);  // "Serve this model" and its URL, at the bar's end
+  model_bar_->layout()->addWidget(serve);
+  connect(serve, &ServeToggle::failed, banner_, [this](const QString& message) { banner_->showError(message); });
   connect(e, &EngineBridge::loadStarted, model_bar_, &ModelBar::setLoading);
   connect(e, &EngineBridge::modelLoaded, this, [this](const LoadedModel& m) {
     model_bar_->setLoaded(m);
-    if (settings_.values.last_model != m.path.toStdString()) {
+    if (m.endpoint.isEmpty() && settings_.values.last_model != m.path.toStdString()) {
       settings_.values.last_model = m.path.toStdString();
       saveSettings();
     }

@@ -11,6 +11,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QToolButton>
+#include <QUrl>
 
 #include "engine/gguf/gguf_file.h"
 #include "models/catalog.h"
@@ -131,6 +132,10 @@ void ModelBar::fillDeviceMenu() {
     add(id, d.cuda ? QStringLiteral("%1: %2 \u2014 %3").arg(id, name, memory)
                    : QStringLiteral("%1 \u2014 %2").arg(name, memory));
   }
+  device_menu_->addSeparator();
+  QAction* remote = device_menu_->addAction(tr("Remote endpoint (OpenAI-compatible server)\u2026"));
+  remote->setObjectName(QStringLiteral("remoteEndpointAction"));
+  connect(remote, &QAction::triggered, this, &ModelBar::remoteRequested);
 }
 
 void ModelBar::refreshInstalled() {
@@ -180,7 +185,8 @@ void ModelBar::setLoading(const QString& path) {
   unload_->setEnabled(false);
   models_->setEnabled(false);
   open_->setEnabled(false);
-  device_->setText(tr("Loading %1\u2026").arg(QFileInfo(path).fileName()));
+  device_->setText(path.contains(QLatin1String("://")) ? tr("Connecting to %1\u2026").arg(path)
+                                                       : tr("Loading %1\u2026").arg(QFileInfo(path).fileName()));
   reason_->clear();
   quant_->clear();
   context_->clear();
@@ -192,6 +198,7 @@ void ModelBar::setLoaded(const LoadedModel& model) {
                      static_cast<QWidget*>(open_)}) {
     w->setEnabled(true);
   }
+  if (!model.endpoint.isEmpty()) return showRemote(model);
   selectPath(model.path);
   device_->setText(model.device == QLatin1String("cpu") ? tr("CPU") : model.device.toUpper());
   QString where = tr("%1, %2 architecture, on %3").arg(model.name, model.architecture, model.device_name);
@@ -208,6 +215,21 @@ void ModelBar::setLoaded(const LoadedModel& model) {
   quant_->setText(quant);
   quant_->setToolTip(tr("Weights file: %1\nChat format: %2").arg(format_bytes(model.file_bytes), model.chat_format));
   context_length_ = model.context_length;
+  showContext();
+}
+
+// A remote model: where it runs is the endpoint; the rest is the server's business.
+void ModelBar::showRemote(const LoadedModel& model) {
+  const QUrl url(model.endpoint);
+  device_->setText(
+      tr("Remote: %1").arg(url.port() > 0 ? QStringLiteral("%1:%2").arg(url.host()).arg(url.port()) : url.host()));
+  device_->setToolTip(tr("%1, served by the OpenAI-compatible endpoint %2\n"
+                         "Speed and latency are measured on this side of the network.")
+                          .arg(model.name, model.endpoint));
+  reason_->clear();
+  quant_->setText(tr("%1 \u00b7 remote").arg(model.name));
+  quant_->setToolTip(model.endpoint);
+  context_length_ = 0;
   showContext();
 }
 

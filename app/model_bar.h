@@ -1,8 +1,9 @@
 // The model bar above the chat: which model (installed models from the models
 // folder, or any GGUF through a file dialog), Load / Unload with a busy
 // indicator, and what the loaded model is: device (and why, for "auto"),
-// weight format and KV precision, context use. Its device menu lists
-// Automatic, the CPU and each CUDA device with its free memory.
+// weight format and KV precision, context use; for a remote endpoint, its
+// address. Its device menu lists Automatic, the CPU and each CUDA device with
+// its free memory, then "Remote endpoint...".
 #pragma once
 
 #include <QWidget>
@@ -51,10 +52,12 @@ class ModelBar : public QWidget {
   void loadRequested(const QString& path);
   void unloadRequested();
   void deviceChosen(const QString& device);  // "auto", "cpu" or "cuda:N", from the device menu
+  void remoteRequested();                    // "Remote endpoint...", from the device menu
 
  private:
   void showContext();
   void fillDeviceMenu();
+  void showRemote(const LoadedModel& model);
 
   QComboBox* models_ = nullptr;
   QToolButton* open_ = nullptr;

@@ -1,4 +1,5 @@
-// hearth-cli rerun MESSAGE_ID [--model M] [--prompt NAME[@VERSION|@LABEL]] [--var K=V]...
+// hearth-cli rerun MESSAGE_ID [--model M | --endpoint URL [--api-key K] [--remote-model NAME]] [--prompt
+// NAME[@VERSION|@LABEL]] [--var K=V]...
 //   [--database FILE] [--json] [generate's engine and sampling options]
 // A past user message again, with its conversation up to it: the new answer
 // is a sibling of the earlier ones. What is not given is taken from the
@@ -91,8 +92,8 @@ void run_rerun(RerunOptions o) {
                   1, "invalid_argument"};
   }
   check_prompt(*store, o.turn);
-  o.turn.setup.model = o.model.empty() ? model_for(*store, asked) : o.model;
-  StartedModel model = start_model(o.turn.setup);
+  if (o.turn.endpoint.empty()) o.turn.setup.model = o.model.empty() ? model_for(*store, asked) : o.model;
+  StartedModel model = start_model(o.turn);
   store::Id before_id = 0;
   auto turn = unwrap(conversation::begin_rerun(*store, o.message, settings, &before_id));
   const bool json = o.turn.database.json;
@@ -121,10 +122,12 @@ void add_rerun_command(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("rerun", "A past user message again (a new sibling answer), compared with the earlier answer");
   cmd->add_option("message_id", o->message, "The user message to send again")->required();
-  cmd->add_option("--model", o->model, "Model file or catalog name (default: the earlier answer's, else the default)");
+  auto* model = cmd->add_option("--model", o->model,
+                                "Model file or catalog name (default: the earlier answer's, else the default)");
   cmd->add_option("--ctx", o->turn.setup.config.context_length, "Context length in tokens (0: the engine's default)");
   add_run_options(*cmd, o->turn.setup);
   add_turn_options(cmd, o->turn);
+  model->excludes("--endpoint");
   cmd->callback([o] { run_rerun(*o); });
 }
 

@@ -1,8 +1,10 @@
-// hearth-cli send MODEL (--new | --conversation ID) [--prompt NAME[@VERSION|@LABEL]]
-//   [--var K=V]... --message TEXT [--database FILE] [--json] [generate's engine and sampling options]
+// hearth-cli send (MODEL | --endpoint URL [--api-key K] [--remote-model NAME]) (--new | --conversation ID)
+//   [--prompt NAME[@VERSION|@LABEL]] [--var K=V]... --message TEXT [--database FILE] [--json]
+//   [generate's engine and sampling options]
 // One chat turn through conversation/, stored exactly as the app stores it:
 // the user's message under the conversation's current leaf, the answer
-// streamed into the store, its generation recorded. A --prompt is pinned to
+// streamed into the store, its generation recorded. With --endpoint a remote
+// OpenAI-compatible server answers; the record's device is its base URL. A --prompt is pinned to
 // the conversation (its label, or its version), so later turns keep it.
 // --json prints {"conversation_id", "user_message_id", "assistant_message_id",
 // "text", "finish_reason", "generation": {...}} (names are an interface).
@@ -29,7 +31,7 @@ void run_send(const SendOptions& o) {
   auto store = open_database(o.turn.database, Access::kWrite);
   if (o.conversation != 0) unwrap(store->get_conversation(o.conversation));
   check_prompt(*store, o.turn);
-  StartedModel model = start_model(o.turn.setup);
+  StartedModel model = start_model(o.turn);
   conversation::SendInput input;
   input.conversation_id = o.conversation;
   input.text = o.message;

@@ -1,10 +1,14 @@
 #include "cli/turn_options.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/store_json.h"
 #include "models/catalog.h"
+#ifdef HEARTH_CLI_HAVE_REMOTE
+#include "conversation/remote/remote_engine.h"
+#endif
 
 namespace hearth::cli {
 
@@ -17,6 +21,15 @@ void add_turn_options(CLI::App* cmd, TurnOptions& o) {
   cmd->add_option("--prompt", o.prompt, "Prompt version: NAME (its latest), NAME@VERSION or NAME@LABEL");
   cmd->add_option("--var", o.variables, "A {{variable}} of the prompt: K=V (repeatable)");
   add_database_options(cmd, o.database);
+  auto* endpoint = cmd->add_option(
+      "--endpoint", o.endpoint, "A remote OpenAI-compatible server's base URL (http://host:port/v1) instead of MODEL");
+  cmd->add_option("--api-key", o.api_key, "The endpoint's API key (default: $HEARTH_API_KEY)")->needs(endpoint);
+  cmd->add_option("--remote-model", o.remote_model, "A model id of the endpoint's /v1/models (default: its only one)")
+      ->needs(endpoint);
+  if (CLI::Option* model = cmd->get_option_no_throw("model")) {
+    model->required(false);
+    model->excludes(endpoint);
+  }
 }
 
 conversation::TurnSettings turn_settings(const TurnOptions& o) {
@@ -47,7 +60,36 @@ void check_prompt(store::Store& store, const TurnOptions& o) {
   if (!o.prompt.empty()) unwrap(store.resolve_prompt(o.prompt));
 }
 
-StartedModel start_model(const EngineSetup& setup) {
+namespace {
+
+StartedModel start_remote(const TurnOptions& o) {
+#ifdef HEARTH_CLI_HAVE_REMOTE
+  std::string key = o.api_key;
+  if (key.empty()) {
+    if (const char* env = std::getenv("HEARTH_API_KEY")) key = env;
+  }
+  remote::RemoteOptions options;
+  options.endpoint = unwrap(remote::parse_endpoint(o.endpoint, key));
+  options.model = o.remote_model;
+  StartedModel m;
+  m.engine = unwrap(remote::connect_remote(std::move(options)));
+  const std::string& where = m.engine->run_info().device;
+  std::fprintf(stderr, "[remote model %s at %s]\n", m.engine->model_info().name.c_str(), where.c_str());
+  m.identity.device = where;  // the record names the endpoint (never the key)
+  m.identity.name = m.engine->model_info().name;
+  return m;
+#else
+  static_cast<void>(o);
+  throw Failure{"this hearth-cli was built without cpp-httplib: --endpoint is not available", 1, "unsupported"};
+#endif
+}
+
+}  // namespace
+
+StartedModel start_model(const TurnOptions& o) {
+  if (!o.endpoint.empty()) return start_remote(o);
+  const EngineSetup& setup = o.setup;
+  if (setup.model.empty()) throw Failure{"give MODEL (a .gguf file or catalog name) or --endpoint URL", 2, "usage"};
   StartedModel m;
   const std::filesystem::path path = std::filesystem::absolute(cli::unwrap(models::resolve_model(setup.model)));
   m.engine = start_engine(setup);

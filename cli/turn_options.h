@@ -27,10 +27,16 @@ struct TurnOptions {
   std::string prompt;                  // NAME[@VERSION|@LABEL]
   std::vector<std::string> variables;  // K=V
   DatabaseOptions database;
+  // A remote OpenAI-compatible endpoint instead of a local model file.
+  std::string endpoint;      // --endpoint URL ("" : the local engine)
+  std::string api_key;       // --api-key (else $HEARTH_API_KEY)
+  std::string remote_model;  // --remote-model (else the endpoint's only model)
   CLI::App* command = nullptr;
 };
 
-// --temp ... --seed, -n/--max-tokens, --stop, --prompt, --var, --database, --json.
+// --temp ... --seed, -n/--max-tokens, --stop, --prompt, --var, --database,
+// --json, --endpoint, --api-key, --remote-model. With --endpoint, the
+// command's MODEL is not needed (and not allowed).
 void add_turn_options(CLI::App* cmd, TurnOptions& options);
 
 // The settings of the options: sampling defaults, and overrides for each option given.
@@ -43,7 +49,8 @@ struct StartedModel {
   std::unique_ptr<Engine> engine;
   conversation::ModelIdentity identity;
 };
-StartedModel start_model(const EngineSetup& setup);
+// The local model of options.setup, or the remote endpoint when --endpoint was given.
+StartedModel start_model(const TurnOptions& options);
 
 // Runs the turn, streaming the answer to stdout unless --json.
 conversation::TurnResult run(store::Store& store, StartedModel& model, conversation::PreparedTurn turn, bool json);

@@ -130,7 +130,9 @@ store::FinishMessage AnswerRecorder::finish(const AnswerEnd& end, store::TimeMs 
                                             std::int64_t peak_memory_bytes) {
   store::FinishMessage f;
   f.tail = take_unsaved();
-  f.state = store::MessageState::kComplete;  // a stopped or failed answer keeps what was shown
+  // A stopped answer is complete (its text is what the user saw); a failed one
+  // (an engine error, an endpoint that cut its stream) keeps its text marked interrupted.
+  f.state = end.reason == FinishReason::kError ? store::MessageState::kInterrupted : store::MessageState::kComplete;
   f.generation = record(end, finished_ms, peak_memory_bytes);
   return f;
 }

@@ -9,7 +9,8 @@ set -euo pipefail
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_gguf fuzz_tokenizer fuzz_chat_template fuzz_json_request fuzz_openai_request)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_gguf fuzz_tokenizer fuzz_chat_template fuzz_json_request fuzz_openai_request
+  fuzz_remote_stream)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
@@ -37,6 +38,14 @@ seed_dir() {
       for f in "$root"/fuzz/openai_request_seeds/*.json; do
         for sel in 00 01; do { printf "\\x$sel"; cat "$f"; } >"$dir/$(basename "$f" .json)-$sel"; done
       done
+      ;;
+    fuzz_remote_stream)
+      # First byte: response kind (low 2 bits) and piece size; then the body.
+      printf '\x00data: {"choices":[{"delta":{"content":"Hi"},"finish_reason":null}]}\n\ndata: [DONE]\n\n' >"$dir/sse"
+      printf '\x0dda\r\nta: {"choices":[{"delta":{},"finish_reason":"length"}],"usage":{"prompt_tokens":3}}\r\n\r\n' >"$dir/crlf"
+      printf '\x01{"choices":[{"message":{"content":"x"},"finish_reason":"stop"}]}' >"$dir/whole"
+      printf '\x02{"error":{"message":"slow down","type":"rate_limit"}}' >"$dir/error"
+      printf '\x03{"object":"list","data":[{"id":"m"}]}' >"$dir/models"
       ;;
     fuzz_tokenizer)
       # One text per snippet line, for the encode side of each vocabulary

@@ -53,12 +53,15 @@ say "Validating the desktop entry and the AppStream metadata inside the package"
 dpkg-deb -x "$deb" "$work/root"
 desktop-file-validate "$work/root/usr/share/applications/hearth.desktop" || fail "desktop-file-validate"
 appstreamcli validate --no-net "$work/root/usr/share/metainfo/io.github.hearth.Hearth.metainfo.xml" || fail "appstreamcli"
-for f in usr/bin/hearth usr/bin/hearth-cli usr/bin/hearth-fetch-model usr/share/hearth/catalog.json \
-  usr/share/man/man1/hearth.1.gz usr/share/man/man1/hearth-cli.1.gz usr/share/mime/packages/hearth.xml \
+for f in usr/bin/hearth usr/bin/hearth-cli usr/bin/hearth-fetch-model usr/bin/hearth-server \
+  usr/share/hearth/catalog.json usr/share/man/man1/hearth.1.gz usr/share/man/man1/hearth-cli.1.gz \
+  usr/share/man/man1/hearth-server.1.gz usr/share/mime/packages/hearth.xml \
   usr/share/icons/hicolor/scalable/apps/hearth.svg usr/share/icons/hicolor/48x48/apps/hearth.png; do
   [ -e "$work/root/$f" ] || fail "the package lacks /$f"
 done
 man -l "$work/root/usr/share/man/man1/hearth-cli.1.gz" 2>/dev/null | grep -q "generate" || fail "hearth-cli(1) does not render"
+man -l "$work/root/usr/share/man/man1/hearth-server.1.gz" 2>/dev/null | grep -q "chat/completions" \
+  || fail "hearth-server(1) does not render"
 
 say "Installing the package"
 find /usr -xdev -print 2>/dev/null | LC_ALL=C sort >"$work/usr.before"
@@ -79,6 +82,7 @@ mkdir -p "$HOME"
 version=$(sed -n 's/^project(hearth VERSION \([0-9.]*\).*/\1/p' "$HEARTH_ROOT/CMakeLists.txt")
 [ "$(/usr/bin/hearth --version)" = "hearth $version" ] || fail "/usr/bin/hearth --version says '$(/usr/bin/hearth --version)'"
 /usr/bin/hearth-cli --version | grep -q "$version" || fail "/usr/bin/hearth-cli --version"
+[ "$(/usr/bin/hearth-server --version)" = "hearth-server $version" ] || fail "/usr/bin/hearth-server --version"
 [ "$(/usr/bin/hearth-fetch-model --print-default-name)" = "$models" ] || fail "hearth-fetch-model does not find the installed catalog"
 
 say "hearth-cli generate on the default model (models folder $HEARTH_MODELS_DIR)"

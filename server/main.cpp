@@ -1,4 +1,4 @@
-// hearth-server MODEL [--host 127.0.0.1] [--port 8080] [--api-key KEY] [engine options of generate]
+// hearth-server MODEL [--host 127.0.0.1] [--port 8080] [--api-key KEY] [--kv-budget-mib M] [engine options of generate]
 // Serves the model over OpenAI's HTTP API until SIGINT or SIGTERM. Prints
 // "hearth-server: serving ID on http://HOST:PORT" on stdout once it accepts
 // connections (with --port 0, the port it chose). Errors: one line on stderr,
@@ -24,6 +24,7 @@ struct Options {
   models::RunConfig config;
   models::EngineFlags flags;
   server::ServerOptions server;
+  double kv_budget_mib = 0;
 };
 
 void add_engine_options(CLI::App& app, Options& o) {
@@ -34,6 +35,10 @@ void add_engine_options(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_option("--max-batch-tokens", o.config.max_batch_tokens, "Tokens per engine step (prefill chunks + decodes)")
       ->capture_default_str();
+  app.add_option("--kv-budget-mib", o.kv_budget_mib,
+                 "KV cache pool in MiB, fractions allowed (0: room for two full contexts); a request that cannot "
+                 "fit it gets 503")
+      ->check(CLI::Range(0.0, 1.0e7));
 }
 
 void add_server_options(CLI::App& app, Options& o) {
@@ -65,6 +70,7 @@ int fail(const std::string& message) {
 int serve(const Options& o) {
   Result<models::RunConfig> config = models::apply_flags(o.config, o.flags);
   if (!config) return fail(config.error().describe());
+  config->kv_budget_bytes = static_cast<std::size_t>(o.kv_budget_mib * 1024.0 * 1024.0);
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);

@@ -177,6 +177,10 @@ Result<void> OpenAiServer::serve() {
   return {};
 }
 
+bool OpenAiServer::running() const {
+  return impl_->http.is_running();
+}
+
 void OpenAiServer::stop() {
   impl_->state.stopping = true;
   impl_->http.stop();

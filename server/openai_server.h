@@ -46,8 +46,11 @@ class OpenAiServer {
   Result<int> bind();
   // Serves until stop(). Requests in flight when it stops are cancelled.
   Result<void> serve();
-  // Thread-safe; also from a signal-waiting thread.
+  // Thread-safe; also from a signal-waiting thread. Before serve() has
+  // started listening it does nothing: wait for running() first.
   void stop();
+  // True while serve() is accepting connections (thread-safe).
+  bool running() const;
 
  private:
   struct Impl;

@@ -20,7 +20,8 @@ enum class Role { kSystem, kUser, kAssistant };
 enum class MessageState {
   kComplete,     // finished normally (also after Stop: the text is what the user saw)
   kStreaming,    // an answer being written; never seen after Store::open
-  kInterrupted,  // the process died while streaming; the text so far is kept
+  kInterrupted,  // the process died while streaming, or the answer failed part-way (its generation's
+                 // finish_reason "error": an engine error, a remote stream cut); the text so far is kept
 };
 
 const char* to_string(Role role);

@@ -255,6 +255,20 @@ def check_disconnect_and_overload(s):
     check_concurrent_clients(s, 3, 8)
 
 
+def check_kv_overload(s):
+    """A KV pool of 4 blocks (64 tokens): a prompt that cannot fit it even alone is refused with
+    503 (OpenAI's overloaded shape, the cause named); one that fits is served."""
+    long_prompt = " ".join(["alpha beta gamma delta"] * 6)  # ~140 tokens of the synthetic vocabulary: over 64, under 256
+    error_of(s.request("/v1/completions", {"model": s.model, "prompt": long_prompt, "max_tokens": 4}), 503,
+             "overloaded", contains=("out of KV cache memory",))
+    status, ok = s.request("/v1/completions", {"model": s.model, "prompt": "Hi", "max_tokens": 4, "temperature": 0})
+    expect(status == 200, f"a prompt that fits the pool is served: {status} {ok}")
+    # Streamed, the status line went out before the engine refused: the refusal is the stream's last event.
+    events = s.stream("/v1/chat/completions", chat_body(s.model, long_prompt, max_tokens=4))
+    errors = [e["error"] for e in events if isinstance(e, dict) and "error" in e]
+    expect(len(errors) == 1 and errors[0].get("code") == "overloaded", f"a streamed refusal event: {events}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("server")
@@ -272,6 +286,8 @@ def main():
             runs.append((model, ["--ctx", "256", "--max-prompt-tokens", "200", "--max-body-bytes", "65536",
                                  "--max-concurrent", "4", "--max-json-depth", "16"],
                          [check_errors_and_limits, check_generation]))
+            # 8 KiB KV blocks (2 layers x 1 KV head x 64 x K,V x f16 x 16 tokens): 4 of them.
+            runs.append((model, ["--ctx", "256", "--kv-budget-mib", "0.03125"], [check_kv_overload]))
         if args.model and args.openai:
             runs.append((args.model, ["--ctx", "1024", "--max-concurrent", "3"],
                          [check_openai_client, check_disconnect_and_overload]))

@@ -1,0 +1,213 @@
+// A remote OpenAI-compatible endpoint as the app's model: a small HTTP server
+// in this process (cpp-httplib, loopback, a free port) lists one model and
+// streams a fixed answer; the real EngineBridge connects to it, the chat
+// controller sends a message through it into a real store, and the model bar
+// and the endpoint dialog show what they should. Every wait is a QTRY_*.
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <httplib.h>
+
+#include <memory>
+#include <thread>
+
+#include "app/chat_controller.h"
+#include "app/chat_rows.h"
+#include "app/engine_bridge.h"
+#include "app/model_bar.h"
+#include "app/remote_endpoint_dialog.h"
+#include "app/storage_service.h"
+#include "test_env.h"
+
+using namespace hearth::app;
+namespace store = hearth::store;
+
+namespace {
+
+// Chunks of a streamed chat answer, as an OpenAI server sends them.
+std::string sse_chunk(const std::string& json) {
+  return "data: " + json + "\n\n";
+}
+
+class FakeOpenAi {
+ public:
+  FakeOpenAi() {
+    server_.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"object":"list","data":[{"id":"fake-remote","object":"model"}]})", "application/json");
+    });
+    server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+      last_body = req.body;
+      res.set_chunked_content_provider("text/event-stream", [](std::size_t, httplib::DataSink& sink) {
+        for (const char* piece : {"Hello", " from", " afar"}) {
+          const std::string c = sse_chunk(std::string(R"({"choices":[{"index":0,"delta":{"content":")") + piece +
+                                          R"("},"finish_reason":null}]})");
+          sink.write(c.data(), c.size());
+        }
+        const std::string end = sse_chunk(R"({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})") +
+                                sse_chunk(R"({"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3}})") +
+                                "data: [DONE]\n\n";
+        sink.write(end.data(), end.size());
+        sink.done();
+        return true;
+      });
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");  // listening from here on: connects wait in the backlog
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~FakeOpenAi() {
+    server_.stop();
+    thread_.join();
+  }
+  QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(port_); }
+
+  std::string last_body;
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// A loopback port nothing listens on (bound to learn a free one, then closed).
+int dead_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+}  // namespace
+
+class RemoteEndpointTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void init() {
+    fake_ = std::make_unique<FakeOpenAi>();
+    dir_ = std::make_unique<QTemporaryDir>();
+    bridge_ = std::make_unique<EngineBridge>();
+  }
+  void cleanup() {
+    bridge_.reset();
+    dir_.reset();
+    fake_.reset();
+  }
+
+  void aConversationThroughTheEndpointIsStoredWithIt() {
+    const LoadedModel m = connect(fake_->url());
+    QCOMPARE(m.endpoint, fake_->url() + QStringLiteral("/v1"));
+    QCOMPARE(m.device, m.endpoint);
+    QCOMPARE(m.name, QStringLiteral("fake-remote"));
+    ModelBar bar;
+    bar.setLoaded(m);
+    const auto* device = bar.findChild<QLabel*>(QStringLiteral("deviceLabel"));
+    QVERIFY(device);
+    QCOMPARE(device->text(), QStringLiteral("Remote: 127.0.0.1:%1").arg(QUrl(fake_->url()).port()));
+    QVERIFY(device->toolTip().contains(m.endpoint));
+
+    StorageService storage(dir_->filePath(QStringLiteral("test.db")));
+    {
+      ChatController controller(&storage, bridge_.get());
+      controller.send(QStringLiteral("Hi there"));
+      QTRY_VERIFY(controller.generating());
+      QTRY_VERIFY_WITH_TIMEOUT(!controller.generating(), 30000);
+      std::optional<ConversationPath> path;
+      const store::Id conv = controller.currentConversation();
+      storage.run(
+          this, QStringLiteral("reading back"), [conv](store::Store& s) { return load_path(s, conv); },
+          [&path](ConversationPath p) { path = std::move(p); });
+      QTRY_VERIFY(path.has_value());
+      QCOMPARE(path->rows.size(), std::size_t{2});
+      QCOMPARE(path->rows[1].message.content, std::string("Hello from afar"));
+      QVERIFY(path->rows[1].generation.has_value());
+      const store::GenerationRecord& g = *path->rows[1].generation;
+      QCOMPARE(QString::fromStdString(g.device), m.endpoint);  // the record names the endpoint
+      QCOMPARE(g.model_name, std::string("fake-remote"));
+      QCOMPARE(g.model_path, std::string());
+      QCOMPARE(g.prompt_tokens, std::int64_t{7});
+      QCOMPARE(g.generated_tokens, std::int64_t{3});
+      QCOMPARE(g.finish_reason, std::string("stop"));
+      QVERIFY(fake_->last_body.find("Hi there") != std::string::npos);
+    }
+    storage.waitForIdle();
+  }
+
+  void anUnreachableEndpointFailsAndKeepsTheModel() {
+    const LoadedModel m = connect(fake_->url());
+    QSignalSpy failed(bridge_.get(), &EngineBridge::loadFailed);
+    QSignalSpy loaded(bridge_.get(), &EngineBridge::modelLoaded);
+    const QString dead = QStringLiteral("http://127.0.0.1:%1").arg(dead_port());
+    bridge_->connectRemote(dead, {}, {});
+    QTRY_COMPARE(failed.count(), 1);
+    QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("cannot reach ") + dead),
+             qPrintable(failed.at(0).at(1).toString()));
+    QTRY_COMPARE(loaded.count(), 1);  // the remote model in use stays
+    QCOMPARE(bridge_->model()->endpoint, m.endpoint);
+    bridge_->connectRemote(fake_->url(), {}, QStringLiteral("other"));
+    QTRY_COMPARE(failed.count(), 2);
+    QVERIFY2(failed.at(1).at(1).toString().contains(QStringLiteral("does not serve a model 'other'")),
+             qPrintable(failed.at(1).at(1).toString()));
+  }
+
+  void theDialogListsTheEndpointsModels() {
+    RemoteEndpointDialog dialog(nullptr, fake_->url());
+    QSignalSpy listed(&dialog, &RemoteEndpointDialog::modelsListed);
+    dialog.listModels();
+    QTRY_COMPARE(listed.count(), 1);
+    auto* model = dialog.findChild<QComboBox*>(QStringLiteral("remoteModel"));
+    QCOMPARE(model->count(), 1);
+    QCOMPARE(dialog.model(), QStringLiteral("fake-remote"));
+    auto* url = dialog.findChild<QLineEdit*>(QStringLiteral("remoteUrl"));
+    url->setText(QStringLiteral("ftp://nowhere"));
+    dialog.listModels();
+    auto* status = dialog.findChild<QLabel*>(QStringLiteral("remoteStatus"));
+    QTRY_VERIFY2(status->text().contains(QStringLiteral("must be http or https")), qPrintable(status->text()));
+  }
+
+  void theDeviceMenuOffersARemoteEndpoint() {
+    ModelBar bar;
+    bar.setDeviceLister([] { return std::vector<hearth::DeviceInfo>{}; });
+    QSignalSpy requested(&bar, &ModelBar::remoteRequested);
+    QMetaObject::invokeMethod(bar.deviceMenu(), "aboutToShow");
+    auto* action = bar.deviceMenu()->findChild<QAction*>(QStringLiteral("remoteEndpointAction"));
+    QVERIFY(action);
+    action->trigger();
+    QCOMPARE(requested.count(), 1);
+  }
+
+ private:
+  LoadedModel connect(const QString& url) {
+    QSignalSpy loaded(bridge_.get(), &EngineBridge::modelLoaded);
+    bridge_->connectRemote(url, {}, {});
+    [&] { QTRY_COMPARE(loaded.count(), 1); }();
+    return loaded.isEmpty() ? LoadedModel{} : loaded.at(0).at(0).value<LoadedModel>();
+  }
+
+  std::unique_ptr<FakeOpenAi> fake_;
+  std::unique_ptr<QTemporaryDir> dir_;
+  std::unique_ptr<EngineBridge> bridge_;
+};
+
+HEARTH_APP_TEST_MAIN(RemoteEndpointTest)
+#include "remote_endpoint_test.moc"
