@@ -19,19 +19,6 @@ QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-// The prompt of a continued answer: the chat rendered with its generation
-// prompt, then the answer so far, tokenized together. As for any chat prompt
-// (PromptBuilder), special-token texts are parsed and BOS is put first when
-// the model asks for one and the template did not write it.
-Result<std::vector<std::int32_t>> continuation_tokens(const Engine& engine, const GenerationRequest& request) {
-  HEARTH_ASSIGN_OR_RETURN(const std::string chat, engine.render_chat(request.turns, true));
-  HEARTH_ASSIGN_OR_RETURN(std::vector<std::int32_t> ids,
-                          engine.tokenize(chat + request.continue_text, /*add_special=*/false, /*parse_special=*/true));
-  HEARTH_ASSIGN_OR_RETURN(const std::vector<std::int32_t> specials, engine.tokenize("", true, false));
-  if (!specials.empty() && (ids.empty() || ids.front() != specials.front())) ids.insert(ids.begin(), specials.front());
-  return ids;
-}
-
 }  // namespace
 
 std::int64_t resident_bytes() {
@@ -137,15 +124,11 @@ void EngineWorker::generate(const GenerationRequest& request) {
     refused.error = tr("No model is loaded.");
     return emit finished(refused);
   }
+  // A continued answer is rendered by the engine too (off its loop, cancellable):
+  // the chat with its generation prompt, then the answer so far.
   Request engine_request;
-  if (request.continue_text.empty()) {
-    engine_request.messages = request.turns;
-  } else if (auto ids = continuation_tokens(*engine_, request); ids) {
-    engine_request.prompt_tokens = std::move(ids).value();
-  } else {
-    refused.error = qs(ids.error().describe());
-    return emit finished(refused);
-  }
+  engine_request.messages = request.turns;
+  engine_request.continue_text = request.continue_text;
   engine_request.sampling = request.sampling;
   engine_request.max_tokens = request.max_tokens;
   engine_request.stop_strings = request.stop;

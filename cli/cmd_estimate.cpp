@@ -75,6 +75,14 @@ std::vector<Suggestion> suggest(const gguf::GgufFile& file, const models::RunCon
       out.push_back({"--kv fp8", "an 8-bit KV cache: half the bytes per token", p->total_bytes(), dp.free_bytes});
     }
   }
+  if (!cuda && config.kv_precision == KvPrecision::kF16) {
+    models::RunConfig c = config;
+    c.kv_precision = KvPrecision::kQ8_0;
+    const Result<models::RunPlan> p = models::plan(file, c, dp.device);
+    if (p && fits(*p, dp.free_bytes)) {
+      out.push_back({"--kv q8_0", "an 8-bit KV cache: 34 bytes per 32 values", p->total_bytes(), dp.free_bytes});
+    }
+  }
   // A coarser weight format (a load-time conversion): the finest that fits.
   for (const char* quant : {"Q8_0", "Q5_0", "Q4_0"}) {
     models::RunConfig c = config;
@@ -110,9 +118,9 @@ std::vector<std::string> explain(const ModelHyperParams& hp, const models::RunCo
     lines.push_back("context " + std::to_string(p.context_length) + " tokens: the model's trained context (" +
                     std::to_string(hp.n_ctx_train) + ") capped at 8192, the default");
   }
-  lines.push_back("KV cache " + std::string(to_string(dp.device == "cpu" ? KvPrecision::kF16 : config.kv_precision)) +
-                  ": " + std::to_string(p.kv_blocks) + " blocks of " + std::to_string(config.kv_block_size) +
-                  " tokens, " +
+  lines.push_back("KV cache " +
+                  std::string(to_string(models::kv_precision_on(config.kv_precision, dp.device != "cpu"))) + ": " +
+                  std::to_string(p.kv_blocks) + " blocks of " + std::to_string(config.kv_block_size) + " tokens, " +
                   (config.kv_budget_bytes > 0 ? std::string("as the KV budget allows")
                                               : std::string("room for two full contexts (the default)")));
   lines.push_back("batch: " + std::to_string(config.max_batch_tokens) + " tokens and " +
@@ -164,7 +172,7 @@ void run_estimate(const EstimateOptions& opt) {
                       {"device_name", dp.device_name},
                       {"device_reason", dp.reason},
                       {"context_length", p.context_length},
-                      {"kv_precision", to_string(dp.device == "cpu" ? KvPrecision::kF16 : config.kv_precision)},
+                      {"kv_precision", to_string(models::kv_precision_on(config.kv_precision, dp.device != "cpu"))},
                       {"kv_blocks", p.kv_blocks},
                       {"weights_bytes", p.weights_bytes},
                       {"kv_bytes", p.kv_bytes},

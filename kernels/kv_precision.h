@@ -11,7 +11,7 @@ namespace hearth {
 
 enum class KvPrecision {
   kF16,      // IEEE half: 2 bytes per element (every backend)
-  kQ8_0,     // 8-bit blocks of 32 with an f16 scale: 34 bytes per 32 elements (no kernel yet: refused at load)
+  kQ8_0,     // 8-bit blocks of 32 with an f16 scale: 34 bytes per 32 elements (the CPU backend)
   kFp8E4M3,  // FP8 E4M3, one scale per tensor (K or V of a layer): 1 byte per element (CUDA only)
 };
 

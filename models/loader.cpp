@@ -32,7 +32,8 @@ Result<std::unique_ptr<Model>> load_llama(std::unique_ptr<gguf::GgufFile> file, 
                                           const DeviceChoice& device) {
   if (!device.cuda) {
     HEARTH_ASSIGN_OR_RETURN(
-        auto model, LlamaModel::load(std::move(file), LlamaOptions{options.n_threads, options.refine_activations}));
+        auto model, LlamaModel::load(std::move(file), LlamaOptions{options.n_threads, options.refine_activations,
+                                                                   options.kv_precision}));
     return std::unique_ptr<Model>(std::move(model));
   }
 #if defined(HEARTH_HAVE_CUDA)
@@ -52,7 +53,8 @@ Result<std::unique_ptr<Model>> load_llama(std::unique_ptr<gguf::GgufFile> file, 
 Result<std::unique_ptr<Model>> load_gemma3(std::unique_ptr<gguf::GgufFile> file, const LoadOptions& options,
                                            const DeviceChoice& device) {
   if (!device.cuda) {
-    auto ops = std::make_unique<cpu::CpuBackend>(cpu::CpuBackendOptions{options.n_threads, options.refine_activations});
+    auto ops = std::make_unique<cpu::CpuBackend>(
+        cpu::CpuBackendOptions{options.n_threads, options.refine_activations, options.kv_precision});
     HEARTH_ASSIGN_OR_RETURN(auto model, Gemma3Model::load_on(std::move(ops), std::move(file), true));
     return std::unique_ptr<Model>(std::move(model));
   }
@@ -76,11 +78,17 @@ Result<std::unique_ptr<Model>> load_architecture(std::unique_ptr<gguf::GgufFile>
   return load_llama(std::move(file), options, device);
 }
 
-// The KV precision the chosen device runs, or why it cannot.
+// The KV precision the chosen device runs, or why it cannot: q8_0 is the
+// CPU's (CUDA's compact form is fp8), fp8 CUDA's; "auto" falls back to f16.
 Result<KvPrecision> kv_precision_for(const LoadOptions& options, const DeviceChoice& device) {
   const KvPrecision kv = options.kv_precision;
-  if (kv == KvPrecision::kQ8_0) {
-    return make_error(ErrorCode::kUnsupported, "KV precision q8_0 is not implemented yet (use f16 or fp8)");
+  if (kv == KvPrecision::kQ8_0 && device.cuda) {
+    if (options.device != "auto") {
+      return make_error(ErrorCode::kUnsupported,
+                        "KV precision q8_0 runs on the CPU; on CUDA use fp8 (1 byte a value) or f16");
+    }
+    log::get("models")->warn("KV precision q8_0 runs on the CPU; the model runs on CUDA with an f16 KV cache");
+    return KvPrecision::kF16;
   }
   if (kv != KvPrecision::kFp8E4M3 || device.cuda) return kv;
   if (options.device != "auto") {

@@ -19,7 +19,7 @@ struct LoadOptions {
   std::string device = "cpu";  // "cpu", "cuda" (device 0), "cuda:N", or "auto": CUDA when a GPU is usable
                                // and the weights fit it, else the CPU
   // kF16 everywhere; kFp8E4M3 on CUDA only (the CPU refuses it, "auto" on the
-  // CPU falls back to f16 and says so); kQ8_0 is refused: not implemented yet.
+  // CPU falls back to f16 and says so); kQ8_0 is the CPU's (under "auto" CUDA falls back to f16).
   KvPrecision kv_precision = KvPrecision::kF16;
   // CPU only: refine 8-bit activation blocks that hold an outlier
   // (LlamaOptions::refine_activations); false gives llama.cpp's arithmetic.

@@ -72,6 +72,7 @@ Result<DeviceDecision> decide_auto(const gguf::GgufFile& file, const RunConfig& 
                   needs + ", " + gpu->name + " has only " + bytes_text(gpu->free_bytes) + " free");
   }
   std::string why = needs + " of " + gpu->name + "'s " + bytes_text(gpu->free_bytes) + " free";
+  if (config.kv_precision == KvPrecision::kQ8_0) why += "; KV f16 (q8_0 runs on the CPU)";
   return DeviceDecision{gpu->id, gpu->name, std::move(why), std::move(p)};
 }
 
@@ -92,11 +93,9 @@ Result<DeviceDecision> decide_device(const gguf::GgufFile& file, const RunConfig
 Result<std::unique_ptr<Engine>> load_and_create(const std::filesystem::path& path, const RunConfig& config,
                                                 const DeviceDecision& d) {
   RunConfig c = config;
-  // "auto" on the CPU runs an f16 KV cache (on_cpu() said so in the reason); a named
-  // device keeps what was asked, and the loader refuses what it cannot run.
-  if (d.device == "cpu" && config.device == "auto" && c.kv_precision == KvPrecision::kFp8E4M3) {
-    c.kv_precision = KvPrecision::kF16;
-  }
+  // "auto" runs an f16 KV cache where the device lacks the precision asked (the
+  // reason says so); a named device keeps it, and the loader refuses what it cannot run.
+  if (config.device == "auto") c.kv_precision = kv_precision_on(c.kv_precision, d.device != "cpu");
   HEARTH_ASSIGN_OR_RETURN(ModelBundle bundle, load_model(path, load_options(c, d.device)));
   bundle.run.device_name = d.name;
   bundle.run.device_reason = d.reason;

@@ -23,7 +23,7 @@ namespace hearth::models {
 struct RunConfig {
   std::string device = "auto";  // "cpu", "cuda" (device 0), "cuda:N", or "auto" (CUDA when a GPU is usable and
                                 // the model fits it, else the CPU)
-  KvPrecision kv_precision = KvPrecision::kF16;  // q8_0 is refused at load: not implemented yet
+  KvPrecision kv_precision = KvPrecision::kF16;  // q8_0: the CPU's; fp8: CUDA's
   // The weights' format: "" the file's own, else a type the matrices are
   // converted to at load time (models/weight_convert.h: "Q4_0", "Q8_0", ...).
   std::string quant{};
@@ -55,6 +55,10 @@ Result<RunConfig> apply_flags(RunConfig base, const EngineFlags& flags);
 // concrete device open_engine() chose ("auto" resolved).
 LoadOptions load_options(const RunConfig& config, std::string_view device);
 EngineOptions engine_options(const RunConfig& config);
+
+// The KV precision a device runs for what was asked: q8_0 is the CPU's and
+// fp8 CUDA's; "auto" puts the other in f16 (a named device refuses it at load).
+KvPrecision kv_precision_on(KvPrecision asked, bool cuda);
 
 // What a model will take on `device`, in bytes, from the GGUF's tensors and
 // hyper-parameters alone (nothing is allocated).

@@ -16,8 +16,7 @@ inline void add_run_config_options(CLI::App& cmd, RunConfig& config, EngineFlags
   cmd.add_option("--device", config.device,
                  "cpu, cuda, cuda:N, or auto (CUDA when a GPU is usable and the model fits it)")
       ->capture_default_str();
-  cmd.add_option("--kv", flags.kv, "KV cache precision: f16, q8_0 (not implemented yet) or fp8 (CUDA)")
-      ->capture_default_str();
+  cmd.add_option("--kv", flags.kv, "KV cache precision: f16, q8_0 (CPU) or fp8 (CUDA)")->capture_default_str();
   cmd.add_flag("--kv-fp8", flags.kv_fp8, "The same as --kv fp8");
   cmd.add_option("--vram-budget", flags.vram_budget_mib,
                  "CUDA: MiB of GPU memory the model may hold (weights, KV cache, workspace); 0: all that is free. "

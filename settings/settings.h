@@ -29,8 +29,7 @@ namespace hearth::settings {
 // Serialized as "system", "light", "dark".
 enum class Theme { kSystem, kLight, kDark };
 // The engine's one KV precision enum, serialized by hearth::to_string ("f16",
-// "q8_0", "fp8"). q8_0 is a valid setting that the loader refuses for now
-// ("not implemented yet") rather than a value the file cannot hold.
+// "q8_0", "fp8"): q8_0 runs on the CPU, fp8 on CUDA.
 using hearth::KvPrecision;
 
 const char* to_string(Theme theme);

@@ -59,7 +59,7 @@ struct Suggestion {
   double predicted_ms = 0;  // measured x factor
   double gain_ms = 0;       // measured - predicted
   bool meets_target = false;
-  bool available = true;  // false: Hearth cannot run it yet (q8_0 KV)
+  bool available = true;  // false: Hearth cannot run it on this setup
   std::string reason;     // one sentence for the user
 };
 

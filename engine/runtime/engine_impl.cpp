@@ -112,26 +112,52 @@ Result<std::unique_ptr<EngineImpl>> EngineImpl::create(ModelBundle bundle, const
   return std::unique_ptr<EngineImpl>(new EngineImpl(std::move(bundle), options, context, std::move(kv)));
 }
 
+namespace {
+
+chat::RenderLimits template_limits(const EngineOptions& options) {
+  chat::RenderLimits limits;
+  limits.max_steps = options.template_max_steps;
+  limits.deadline = options.template_deadline;
+  return limits;
+}
+
+bool has_chat_request(const std::vector<Engine::Submission>& submissions) {
+  return std::any_of(submissions.begin(), submissions.end(),
+                     [](const Engine::Submission& s) { return !s.request.messages.empty(); });
+}
+
+}  // namespace
+
 EngineImpl::EngineImpl(ModelBundle bundle, const EngineOptions& options, std::int32_t context_length,
                        std::unique_ptr<kv::KvCacheManager> kv)
     : bundle_(std::move(bundle)),
       options_(options),
       context_length_(context_length),
-      prompts_(bundle_.vocabulary, bundle_.chat_template),
+      prompts_(bundle_.vocabulary, bundle_.chat_template, template_limits(options)),
+      prepare_encoder_(bundle_.vocabulary),
       kv_(std::move(kv)),
       scheduler_(scheduler::SchedulerConfig{options.max_batch_tokens, options.max_sequences}, *kv_),
       encoder_(bundle_.vocabulary) {
   publish_metrics();
   thread_ = std::thread([this] { loop(); });
+  prepare_thread_ = std::thread([this] { prepare_loop(); });
 }
 
+// The preparation thread stops first: a render in progress is cancelled and
+// every batch it still holds is handed over cancelled, so the engine thread
+// finishes each of those requests (their sinks hear kCancelled) before it stops.
 EngineImpl::~EngineImpl() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    prepare_stopping_ = true;
+    render_cancel_.store(true);
+  }
+  prepare_wake_.notify_one();
+  prepare_thread_.join();
   {
     std::lock_guard<std::mutex> lock(mu_);
     inbox_.stopping = true;
   }
-  shutting_down_.store(true);
-  render_cancel_.store(true);  // a render in progress ends now rather than at its deadline
   wake_.notify_one();
   thread_.join();
 }
@@ -144,25 +170,90 @@ RequestId EngineImpl::submit(Request request, std::shared_ptr<Sink> sink) {
 
 std::vector<RequestId> EngineImpl::submit_all(std::vector<Submission> submissions) {
   std::vector<RequestId> ids;
+  const bool to_prepare = has_chat_request(submissions);
   {
     std::lock_guard<std::mutex> lock(mu_);
     const Clock::time_point now = Clock::now();
+    std::vector<Incoming>& batch = to_prepare ? to_prepare_.emplace_back() : inbox_.requests;
     for (Submission& s : submissions) {
       ids.push_back(next_id_.fetch_add(1));
-      inbox_.requests.push_back({ids.back(), std::move(s.request), std::move(s.sink), now});
+      if (to_prepare) preparing_.insert(ids.back());
+      batch.push_back({ids.back(), std::move(s.request), std::move(s.sink), now, std::nullopt, false});
     }
   }
-  wake_.notify_one();
+  if (to_prepare) {
+    prepare_wake_.notify_one();
+  } else {
+    wake_.notify_one();
+  }
   return ids;
 }
 
+// A request still queued for preparation leaves its batch at once (handed to
+// the engine thread cancelled, without waiting for the renders ahead of it);
+// one in the batch being prepared is skipped, or its render stopped.
 void EngineImpl::cancel(RequestId id) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     inbox_.cancels.push_back(id);
+    if (preparing_.count(id) != 0 && !take_queued(id)) cancelled_before_start_.insert(id);
+    if (rendering_ == id) render_cancel_.store(true);
   }
-  if (rendering_.load() == id) render_cancel_.store(true);
   wake_.notify_one();
+}
+
+bool EngineImpl::take_queued(RequestId id) {
+  for (auto batch = to_prepare_.begin(); batch != to_prepare_.end(); ++batch) {
+    const auto it = std::find_if(batch->begin(), batch->end(), [&](const Incoming& in) { return in.id == id; });
+    if (it == batch->end()) continue;
+    it->cancelled = true;
+    inbox_.requests.push_back(std::move(*it));
+    batch->erase(it);
+    if (batch->empty()) to_prepare_.erase(batch);
+    preparing_.erase(id);
+    return true;
+  }
+  return false;
+}
+
+void EngineImpl::prepare_loop() {
+  for (;;) {
+    std::vector<Incoming> batch;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      prepare_wake_.wait(lock, [&] { return prepare_stopping_ || !to_prepare_.empty(); });
+      if (to_prepare_.empty()) return;  // stopping, and everything was handed over
+      batch = std::move(to_prepare_.front());
+      to_prepare_.pop_front();
+    }
+    for (Incoming& in : batch) prepare(in);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (Incoming& in : batch) {
+        if (cancelled_before_start_.erase(in.id) != 0) in.cancelled = true;
+        preparing_.erase(in.id);
+        inbox_.requests.push_back(std::move(in));
+      }
+    }
+    wake_.notify_one();
+  }
+}
+
+void EngineImpl::prepare(Incoming& in) {
+  if (in.request.messages.empty()) return;  // token or text prompt: the engine thread tokenizes it
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Not rendered at all: a chat template from a model file may take up to its deadline.
+    if (prepare_stopping_ || cancelled_before_start_.count(in.id) != 0) {
+      in.cancelled = true;
+      return;
+    }
+    rendering_ = in.id;
+    render_cancel_.store(false);
+  }
+  in.prompt = prompts_.build(in.request, prepare_encoder_, context_length_, &render_cancel_);
+  std::lock_guard<std::mutex> lock(mu_);
+  rendering_ = 0;
 }
 
 KvDebugInfo EngineImpl::debug_kv() {
@@ -212,12 +303,7 @@ EngineImpl::Inbox EngineImpl::wait_for_work() {
 void EngineImpl::loop() {
   for (;;) {
     Inbox in = wait_for_work();
-    for (Incoming& r : in.requests) {
-      // Only a chat prompt (a template render, up to its deadline) is worth
-      // skipping; token and text prompts keep their errors ahead of a cancel.
-      const bool cancelled = !r.request.messages.empty() && cancel_pending(r.id, in.cancels);
-      start_request(std::move(r), cancelled);
-    }
+    for (Incoming& r : in.requests) start_request(std::move(r));
     for (const RequestId id : in.cancels) finish(id, FinishReason::kCancelled, std::nullopt);
     for (auto& task : in.tasks) task();
     if (in.stopping) {
@@ -230,26 +316,14 @@ void EngineImpl::loop() {
   }
 }
 
-bool EngineImpl::cancel_pending(RequestId id, const std::vector<RequestId>& taken) const {
-  if (std::find(taken.begin(), taken.end(), id) != taken.end()) return true;
-  std::lock_guard<std::mutex> lock(mu_);
-  return std::find(inbox_.cancels.begin(), inbox_.cancels.end(), id) != inbox_.cancels.end();
-}
-
-void EngineImpl::start_request(Incoming in, bool cancelled) {
+void EngineImpl::start_request(Incoming in) {
   auto state = std::make_unique<RequestState>(in.id, std::move(in.request), std::move(in.sink), bundle_.vocabulary,
                                               in.submitted);
   RequestState& r = *state;
   active_.emplace(in.id, std::move(state));
-  // Not rendered at all: a chat template from a model file may take up to its deadline.
-  if (cancelled) return finish(in.id, FinishReason::kCancelled, std::nullopt);
-  // The flag is cleared before the id is published, so a cancel() that sees
-  // this id sets it for this render; an earlier one is in the inbox already.
-  render_cancel_.store(false);
-  rendering_.store(in.id);
-  if (shutting_down_.load()) render_cancel_.store(true);
-  Result<std::vector<std::int32_t>> prompt = prompts_.build(r.request(), encoder_, context_length_, &render_cancel_);
-  rendering_.store(0);
+  if (in.cancelled) return finish(in.id, FinishReason::kCancelled, std::nullopt);
+  Result<std::vector<std::int32_t>> prompt =
+      in.prompt ? std::move(*in.prompt) : prompts_.build(r.request(), encoder_, context_length_);
   if (!prompt && prompt.error().code == ErrorCode::kCancelled) {
     return finish(in.id, FinishReason::kCancelled, std::nullopt);
   }

@@ -6,10 +6,19 @@
 // has nothing to do. Everything else (KV cache, scheduler, requests) belongs
 // to the engine thread alone.
 //
-// Each loop iteration: drain the inbox (prepare new requests: render,
-// tokenize, validate; apply cancels), then one step: schedule -> build the
-// SequenceSteps of every scheduled sequence -> one model forward for all of
-// them -> sample each -> emit -> publish metrics.
+// Chat requests are prepared first on a second thread (the preparation
+// thread): their template rendered (a program from the model file, bounded by
+// EngineOptions' template budget and stopped by cancel()) and tokenized, then
+// handed to the engine thread's inbox. A slow or runaway template therefore
+// never stalls the running requests; it delays only chat requests submitted
+// after it (one render at a time, first come first served). A submit_all()
+// batch holding a chat request is prepared and handed over whole, so its
+// requests still reach the scheduler together and in order.
+//
+// Each loop iteration: drain the inbox (start new requests: tokenize what is
+// not prepared yet, validate; apply cancels), then one step: schedule -> build
+// the SequenceSteps of every scheduled sequence -> one model forward for all
+// of them -> sample each -> emit -> publish metrics.
 //
 // Metrics are published once per loop iteration, after the step: stats()
 // lags the sink events of the step in progress by at most that one step.
@@ -21,11 +30,14 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/kv/kv_cache_manager.h"
@@ -84,6 +96,10 @@ class EngineImpl final : public Engine {
     Request request;
     std::shared_ptr<Sink> sink;
     Clock::time_point submitted;
+    // Set by the preparation thread for chat requests: the prompt's tokens or
+    // why there are none; `cancelled`: cancel() came before it was handed over.
+    std::optional<Result<std::vector<std::int32_t>>> prompt;
+    bool cancelled = false;
   };
   struct Inbox {
     std::vector<Incoming> requests;
@@ -96,10 +112,13 @@ class EngineImpl final : public Engine {
              std::unique_ptr<kv::KvCacheManager> kv);
   void loop();
   Inbox wait_for_work();
-  void start_request(Incoming incoming, bool cancelled);
-  // True when cancel(id) came before the request started (this batch or since);
-  // a chat request cancelled so is finished without rendering its template.
-  bool cancel_pending(RequestId id, const std::vector<RequestId>& taken) const;
+  // The preparation thread: renders and tokenizes the chat requests of each
+  // queued batch, then hands the batch to the inbox.
+  void prepare_loop();
+  void prepare(Incoming& in);
+  // Moves a request still queued for preparation to the inbox, cancelled (mu_ held).
+  bool take_queued(RequestId id);
+  void start_request(Incoming incoming);
   void finish(RequestId id, FinishReason reason, std::optional<Error> error);
   void finish_all(FinishReason reason);
   void publish_metrics();
@@ -124,12 +143,22 @@ class EngineImpl final : public Engine {
   std::condition_variable wake_;
   Inbox inbox_;
   std::atomic<RequestId> next_id_{1};
-  // The request whose chat template the engine thread is rendering (0: none)
-  // and the flag its render polls: a template from a model file may run for
-  // up to its deadline, and cancel() or shutdown must reach it before that.
-  std::atomic<RequestId> rendering_{0};
+  // Batches waiting for the preparation thread, the ids in them or being
+  // prepared (until handed to the inbox) and those of them cancelled.
+  std::condition_variable prepare_wake_;
+  std::deque<std::vector<Incoming>> to_prepare_;
+  std::unordered_set<RequestId> preparing_;
+  std::unordered_set<RequestId> cancelled_before_start_;
+  bool prepare_stopping_ = false;
+  // The request whose chat template is being rendered (0: none) and the flag
+  // its render polls: a template from a model file may run for up to its
+  // deadline, and cancel() or shutdown must reach it before that. Both are
+  // written under mu_; the flag is read by the render without it.
+  RequestId rendering_ = 0;
   std::atomic<bool> render_cancel_{false};
-  std::atomic<bool> shutting_down_{false};
+
+  // Preparation thread only.
+  tokenizer::Encoder prepare_encoder_;
 
   // Engine thread only.
   std::unique_ptr<kv::KvCacheManager> kv_;
@@ -154,7 +183,8 @@ class EngineImpl final : public Engine {
   metrics::ProfileWindow profile_;           // thread-safe report
 
   metrics::EngineMetrics metrics_;  // thread-safe snapshot
-  std::thread thread_;              // last: starts after everything above exists
+  std::thread thread_;              // starts after everything above exists
+  std::thread prepare_thread_;      // last: stopped first
 };
 
 }  // namespace hearth::runtime

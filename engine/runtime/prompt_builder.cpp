@@ -4,13 +4,14 @@
 
 namespace hearth::runtime {
 
-PromptBuilder::PromptBuilder(std::shared_ptr<const tokenizer::Vocabulary> vocab, const std::string& chat_template)
+PromptBuilder::PromptBuilder(std::shared_ptr<const tokenizer::Vocabulary> vocab, const std::string& chat_template,
+                             const chat::RenderLimits& limits)
     : vocab_(std::move(vocab)) {
   if (chat_template.empty()) {
     log::get("engine")->info("the model has no chat template: using the ChatML fallback");
     return;
   }
-  Result<chat::ChatTemplate> parsed = chat::ChatTemplate::parse(chat_template);
+  Result<chat::ChatTemplate> parsed = chat::ChatTemplate::parse(chat_template, limits);
   if (!parsed) {
     log::get("engine")->warn("chat template unusable ({}): using the ChatML fallback", parsed.error().message);
     return;
@@ -36,9 +37,11 @@ Result<std::string> PromptBuilder::render(const std::vector<ChatTurn>& messages,
 }
 
 Result<std::vector<std::int32_t>> PromptBuilder::tokenize_chat(const std::vector<ChatTurn>& messages,
+                                                               const std::string& continue_text,
                                                                tokenizer::Encoder& encoder,
                                                                const std::atomic<bool>* cancel) const {
-  HEARTH_ASSIGN_OR_RETURN(const std::string text, render(messages, /*add_generation_prompt=*/true, cancel));
+  HEARTH_ASSIGN_OR_RETURN(std::string text, render(messages, /*add_generation_prompt=*/true, cancel));
+  text += continue_text;
   HEARTH_ASSIGN_OR_RETURN(std::vector<std::int32_t> ids,
                           encoder.encode(text, tokenizer::EncodeOptions{.add_special = false, .parse_special = true}));
   const auto bos = vocab_->bos();
@@ -51,7 +54,7 @@ Result<std::vector<std::int32_t>> PromptBuilder::build(const Request& request, t
                                                        const std::atomic<bool>* cancel) const {
   std::vector<std::int32_t> ids;
   if (!request.messages.empty()) {
-    HEARTH_ASSIGN_OR_RETURN(ids, tokenize_chat(request.messages, encoder, cancel));
+    HEARTH_ASSIGN_OR_RETURN(ids, tokenize_chat(request.messages, request.continue_text, encoder, cancel));
   } else if (!request.prompt_tokens.empty()) {
     ids = request.prompt_tokens;
     for (std::size_t i = 0; i < ids.size(); ++i) {

@@ -27,7 +27,9 @@ namespace hearth::runtime {
 class PromptBuilder {
  public:
   // An empty or unparsable template means the documented ChatML fallback (logged once).
-  PromptBuilder(std::shared_ptr<const tokenizer::Vocabulary> vocab, const std::string& chat_template);
+  // `limits` bound each render (its `cancel` is ignored: pass one per call).
+  PromptBuilder(std::shared_ptr<const tokenizer::Vocabulary> vocab, const std::string& chat_template,
+                const chat::RenderLimits& limits = {});
 
   // The template's output; a render error falls back to ChatML (logged),
   // except a limit of the render budget (kOutOfMemory: a runaway template from
@@ -43,7 +45,8 @@ class PromptBuilder {
                                           std::int32_t context_length, const std::atomic<bool>* cancel = nullptr) const;
 
  private:
-  Result<std::vector<std::int32_t>> tokenize_chat(const std::vector<ChatTurn>& messages, tokenizer::Encoder& encoder,
+  Result<std::vector<std::int32_t>> tokenize_chat(const std::vector<ChatTurn>& messages,
+                                                  const std::string& continue_text, tokenizer::Encoder& encoder,
                                                   const std::atomic<bool>* cancel) const;
 
   std::shared_ptr<const tokenizer::Vocabulary> vocab_;

@@ -239,6 +239,32 @@ void Vocabulary::init_specials() {
   special_matcher_ = std::make_unique<const SpecialMatcher>(*this);
 }
 
+namespace {
+
+std::size_t string_heap_bytes(const std::string& s) {
+  return s.capacity() > 15 ? s.capacity() + 1 : 0;  // beyond the small-string buffer
+}
+
+}  // namespace
+
+std::size_t Vocabulary::heap_bytes() const {
+  // Hash nodes: the value, a next pointer and the cached hash; buckets: a pointer each.
+  constexpr std::size_t kNodeOverhead = 2 * sizeof(void*);
+  std::size_t bytes = 0;
+  for (const std::vector<std::string>* texts : {&data_.tokens, &pieces_, &data_.merges}) {
+    bytes += texts->capacity() * sizeof(std::string);
+    for (const std::string& t : *texts) bytes += string_heap_bytes(t);
+  }
+  bytes += data_.scores.capacity() * sizeof(float) + data_.token_types.capacity() * sizeof(std::int32_t);
+  bytes += types_.capacity() * sizeof(TokenType) + specials_.capacity() * sizeof(TokenId);
+  bytes += by_text_.size() * (sizeof(std::pair<std::string_view, TokenId>) + kNodeOverhead) +
+           by_text_.bucket_count() * sizeof(void*);
+  bytes += merges_.size() * (sizeof(std::pair<std::uint64_t, Merge>) + kNodeOverhead) +
+           merges_.bucket_count() * sizeof(void*);
+  bytes += special_matcher_ ? special_matcher_->heap_bytes() : 0;
+  return bytes;
+}
+
 bool Vocabulary::is_control(TokenId id) const {
   const TokenType t = token_type(id);
   return t == TokenType::kControl || t == TokenType::kUnknown || t == TokenType::kUnused;

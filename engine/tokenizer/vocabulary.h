@@ -113,6 +113,10 @@ class Vocabulary {
   std::span<const TokenId> special_tokens() const { return specials_; }
   // The index of special_tokens() by text, built with the vocabulary.
   const SpecialMatcher& special_matcher() const { return *special_matcher_; }
+  // What the vocabulary's structures take on the heap (texts, decoded pieces,
+  // indexes, merges, the special-token trie), approximately: with the length
+  // caps above it stays a small multiple of the vocabulary's bytes in the file.
+  std::size_t heap_bytes() const;
   const PreTokenizer* pre_tokenizer() const { return pre_.get(); }  // null for SPM
 
  private:

@@ -3,6 +3,8 @@
 //
 // KV storage layout, per layer and for K and V alike:
 //   [n_pool_blocks][block_size][n_kv_heads][head_dim]   (F32 or F16)
+// or, for Q8_0, each [head_dim] row as head_dim / 32 Q8_0 blocks (an f16
+// scale and 32 int8 codes: 34 bytes), rows in the same order.
 // Position p of the sequence lives in pool block block_table[p / block_size],
 // slot p % block_size. The caller writes the batch's own K/V there before
 // calling, so a query at position p reads positions 0..p (or the last `window`
@@ -16,7 +18,21 @@
 
 namespace hearth::kernels {
 
-enum class KvDtype { kF32, kF16 };
+enum class KvDtype { kF32, kF16, kQ8_0 };
+
+inline constexpr int kKvQ8Block = 32;  // values per Q8_0 block; head_dim must be a multiple
+// Bytes of one [head_dim] row of K or V.
+inline int64_t kv_row_bytes(KvDtype dtype, int64_t head_dim) {
+  switch (dtype) {
+    case KvDtype::kF32:
+      return head_dim * 4;
+    case KvDtype::kF16:
+      return head_dim * 2;
+    case KvDtype::kQ8_0:
+      return head_dim / kKvQ8Block * 34;
+  }
+  return 0;
+}
 
 struct PagedKv {
   const void* k = nullptr;  // [n_pool_blocks][block_size][n_kv_heads][head_dim]
@@ -24,7 +40,7 @@ struct PagedKv {
   KvDtype dtype = KvDtype::kF32;
   int block_size = 16;  // tokens per block, <= kMaxAttnBlockSize
   int n_kv_heads = 0;
-  int head_dim = 0;  // <= kMaxAttnHeadDim
+  int head_dim = 0;  // <= kMaxAttnHeadDim; a multiple of 32 for kQ8_0
 };
 
 struct AttentionParams {

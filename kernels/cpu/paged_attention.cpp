@@ -19,6 +19,7 @@
 
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/dequantize.h"
 #include "kernels/cpu/fp16.h"
 
 namespace hearth::kernels {
@@ -240,6 +241,16 @@ BlockView load_block(const Job& job, int g, int64_t lo, int n, Scratch& s) {
   if (kv.dtype == KvDtype::kF32) {
     return {static_cast<const float*>(kv.k) + row * hd, static_cast<const float*>(kv.v) + row * hd, stride};
   }
+  if (kv.dtype == KvDtype::kQ8_0) {
+    const int64_t rb = kv_row_bytes(KvDtype::kQ8_0, hd);
+    const auto* k8 = static_cast<const uint8_t*>(kv.k) + row * rb;
+    const auto* v8 = static_cast<const uint8_t*>(kv.v) + row * rb;
+    for (int j = 0; j < n; ++j) {
+      dequantize_row_q8_0(k8 + j * kv.n_kv_heads * rb, s.k.data() + j * hd, hd);
+      dequantize_row_q8_0(v8 + j * kv.n_kv_heads * rb, s.v.data() + j * hd, hd);
+    }
+    return {s.k.data(), s.v.data(), hd};
+  }
   const uint16_t* k16 = static_cast<const uint16_t*>(kv.k) + row * hd;
   const uint16_t* v16 = static_cast<const uint16_t*>(kv.v) + row * hd;
   for (int j = 0; j < n; ++j) {
@@ -256,7 +267,7 @@ void attend_tile(const Job& job, int g, int64_t r0, int64_t r1) {
   const int64_t hd = kv.head_dim, bs = kv.block_size, n_rows = r1 - r0;
   const int n_heads = job.params->n_heads, window = job.params->window;
   Scratch& s = scratch();
-  if (kv.dtype == KvDtype::kF16 && s.k.size() < static_cast<size_t>(bs * hd)) {
+  if (kv.dtype != KvDtype::kF32 && s.k.size() < static_cast<size_t>(bs * hd)) {
     s.k.resize(static_cast<size_t>(bs * hd));
     s.v.resize(static_cast<size_t>(bs * hd));
   }

@@ -10,7 +10,8 @@ using backend::OpName;
 
 Result<std::unique_ptr<LlamaModel>> LlamaModel::load(std::unique_ptr<gguf::GgufFile> file,
                                                      const LlamaOptions& options) {
-  auto ops = std::make_unique<cpu::CpuBackend>(cpu::CpuBackendOptions{options.n_threads, options.refine_activations});
+  auto ops = std::make_unique<cpu::CpuBackend>(
+      cpu::CpuBackendOptions{options.n_threads, options.refine_activations, options.kv_precision});
   std::unique_ptr<LlamaModel> model(new LlamaModel(std::move(ops)));
   HEARTH_TRY(model->init(std::move(file), true));
   return model;

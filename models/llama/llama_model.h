@@ -14,6 +14,7 @@
 
 #include "engine/backend/ops.h"
 #include "engine/gguf/gguf_file.h"
+#include "kernels/kv_precision.h"
 #include "models/decoder_model.h"
 #include "models/llama/llama_weights.h"
 
@@ -24,6 +25,7 @@ struct LlamaOptions {
   // Outlier refinement of the 8-bit activation blocks (kernels/cpu/
   // outlier_refine.h). false: plain 8-bit blocks, as llama.cpp computes.
   bool refine_activations = true;
+  KvPrecision kv_precision = KvPrecision::kF16;  // f16 or q8_0 on the CPU
 };
 
 class LlamaModel : public DecoderModel {

@@ -116,8 +116,9 @@ TEST(RunPlan, KvPoolFollowsPrecisionBudgetAndBlockSize) {
   config.kv_precision = KvPrecision::kF16;
   EXPECT_EQ(plan(*file, config, "cpu").value().kv_blocks, 10);
   config.kv_budget_bytes = 0;
-  config.kv_precision = KvPrecision::kQ8_0;  // planned at its size (34 bytes per 32 elements); the loader refuses it
-  EXPECT_EQ(plan(*file, config, "cuda:0").value().kv_block_bytes, f16.kv_block_bytes / 64 * 34);
+  config.kv_precision = KvPrecision::kQ8_0;  // the CPU's: 34 bytes per 32 elements; CUDA keeps f16
+  EXPECT_EQ(plan(*file, config, "cpu").value().kv_block_bytes, f16.kv_block_bytes / 64 * 34);
+  EXPECT_EQ(plan(*file, config, "cuda:0").value().kv_block_bytes, f16.kv_block_bytes);
 }
 
 // The format the engine reports comes from general.file_type and the tensors.
@@ -227,14 +228,20 @@ TEST(OpenEngine, KvPrecisionTheDeviceCannotRunIsRefusedOrSaid) {
   config.threads = 1;
   config.context_length = 64;
   config.kv_precision = KvPrecision::kQ8_0;
-  for (const char* device : {"cpu", "auto"}) {
-    config.device = device;
+  config.device = "cpu";  // the CPU runs q8_0, and its KV pool takes 34 bytes per 32 values
+  {
     Result<OpenedEngine> q8 = open_engine(path.string(), config);
-    ASSERT_FALSE(q8.ok()) << device;
-    EXPECT_EQ(q8.error().code, ErrorCode::kUnsupported);
-    EXPECT_NE(q8.error().message.find("q8_0 is not implemented yet"), std::string::npos) << q8.error().message;
+    ASSERT_TRUE(q8.ok()) << q8.error().describe();
+    EXPECT_EQ(q8->engine->run_info().kv_precision, KvPrecision::kQ8_0);
+    EXPECT_EQ(q8->plan.kv_bytes, q8->engine->stats().memory.kv_pool);
   }
-  config.device = "cpu";
+  if (have_gpu()) {
+    config.device = "cuda";
+    Result<OpenedEngine> q8_cuda = open_engine(path.string(), config);
+    ASSERT_FALSE(q8_cuda.ok());
+    EXPECT_NE(q8_cuda.error().message.find("q8_0 runs on the CPU"), std::string::npos) << q8_cuda.error().message;
+    config.device = "cpu";
+  }
 
   config.kv_precision = KvPrecision::kFp8E4M3;
   Result<OpenedEngine> fp8_cpu = open_engine(path.string(), config);

@@ -33,7 +33,7 @@ Matrix cpu_matrix(const backend::Matrix& w) {
 }  // namespace
 
 CpuBackend::CpuBackend(const CpuBackendOptions& options)
-    : ops_(thread_count(options.n_threads), options.refine_activations) {}
+    : ops_(thread_count(options.n_threads), options.refine_activations), kv_precision_(options.kv_precision) {}
 
 CpuBackend::~CpuBackend() = default;
 
@@ -55,15 +55,28 @@ Result<backend::Vector> CpuBackend::upload_vector(const backend::HostTensor& t) 
   return backend::Vector{static_cast<const float*>(t.data), t.rows * t.cols};
 }
 
+// K and V rows of one block over all layers, f16 (2 bytes a value) or q8_0 (34 bytes per 32 values).
 std::size_t CpuBackend::kv_block_bytes(std::int32_t block_size) const {
   const backend::ModelShape& s = shape();
+  const std::size_t row = kv_precision_ == KvPrecision::kQ8_0
+                              ? static_cast<std::size_t>(s.head_dim) / 32 * 34
+                              : static_cast<std::size_t>(s.head_dim) * sizeof(std::uint16_t);
   return 2ull * static_cast<std::size_t>(s.n_layer) * static_cast<std::size_t>(block_size) *
-         static_cast<std::size_t>(s.n_head_kv) * static_cast<std::size_t>(s.head_dim) * sizeof(std::uint16_t);
+         static_cast<std::size_t>(s.n_head_kv) * row;
 }
 
 Result<void> CpuBackend::allocate_kv(const KvLayout& layout) {
   if (layout.num_blocks <= 0 || layout.block_size <= 0) {
     return make_error(ErrorCode::kInvalidArgument, "KV layout needs a positive number of blocks and block size");
+  }
+  if (kv_precision_ == KvPrecision::kFp8E4M3) {
+    return make_error(ErrorCode::kUnsupported, "KV precision fp8 needs CUDA; the CPU keeps f16 or q8_0");
+  }
+  if (kv_precision_ == KvPrecision::kQ8_0 && shape().head_dim % 32 != 0) {
+    return make_error(ErrorCode::kUnsupported,
+                      "KV precision q8_0 needs a head size that is a multiple of 32 (this "
+                      "model's is " +
+                          std::to_string(shape().head_dim) + "): use f16");
   }
   const std::size_t per_cache = kv_block_bytes(layout.block_size) / 2 / sizeof(std::uint16_t) * layout.num_blocks;
   try {
@@ -83,8 +96,8 @@ Result<void> CpuBackend::allocate_kv(const KvLayout& layout) {
 PagedKv CpuBackend::layer_kv(std::int32_t layer) {
   const std::size_t layer_elems = k_cache_.size() / static_cast<std::size_t>(shape().n_layer);
   const auto offset = static_cast<std::size_t>(layer) * layer_elems;
-  return PagedKv{k_cache_.data() + offset, v_cache_.data() + offset, kv_layout_.block_size, shape().n_head_kv,
-                 shape().head_dim};
+  return PagedKv{k_cache_.data() + offset, v_cache_.data() + offset, kv_precision_ == KvPrecision::kQ8_0,
+                 kv_layout_.block_size,    shape().n_head_kv,        shape().head_dim};
 }
 
 Result<void> CpuBackend::do_begin_step(std::span<const SequenceStep> steps) {

@@ -11,6 +11,7 @@
 
 #include "engine/backend/cpu/cpu_ops.h"
 #include "engine/backend/ops.h"
+#include "kernels/kv_precision.h"
 
 namespace hearth::cpu {
 
@@ -19,6 +20,9 @@ struct CpuBackendOptions {
   // Outlier refinement of the 8-bit activation blocks (kernels/cpu/
   // outlier_refine.h). false: plain 8-bit blocks, as llama.cpp computes.
   bool refine_activations = true;
+  // f16 or q8_0 (blocks of 32 with an f16 scale: 34 bytes per 32 values,
+  // needs a head size that is a multiple of 32). fp8 is CUDA's.
+  KvPrecision kv_precision = KvPrecision::kF16;
 };
 
 class CpuBackend final : public backend::Ops {
@@ -83,7 +87,8 @@ class CpuBackend final : public backend::Ops {
   CpuOps ops_;
   std::size_t weight_bytes_ = 0;
   KvLayout kv_layout_;
-  std::vector<std::uint16_t> k_cache_, v_cache_;  // [layer][block][token][kv_head][head_dim] f16
+  KvPrecision kv_precision_;
+  std::vector<std::uint16_t> k_cache_, v_cache_;  // [layer][block][token][kv_head][head_dim] f16, or q8_0 rows
   // The staged step.
   std::vector<std::vector<float>> buffers_;      // [activation][n_tokens * width], grown on demand
   std::vector<std::int32_t> tokens_;             // [n_tokens]

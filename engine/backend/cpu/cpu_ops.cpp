@@ -9,6 +9,7 @@
 #include "kernels/cpu/glu.h"
 #include "kernels/cpu/matmul.h"
 #include "kernels/cpu/quant_ops.h"
+#include "kernels/cpu/quantize.h"
 #include "kernels/cpu/rmsnorm.h"
 #include "kernels/cpu/rope.h"
 #include "kernels/cpu/thread_pool.h"
@@ -105,8 +106,14 @@ void CpuOps::store_kv(const PagedKv& kv, std::span<const std::int32_t> block_tab
   for (std::int64_t t = 0; t < n_tokens; ++t) {
     const std::int32_t pos = start_pos + static_cast<std::int32_t>(t);
     const std::int64_t slot = std::int64_t{block_table[pos / kv.block_size]} * kv.block_size + pos % kv.block_size;
-    k::f32_to_fp16_row(k_rows + t * width, kv.k + slot * width, width);
-    k::f32_to_fp16_row(v_rows + t * width, kv.v + slot * width, width);
+    if (kv.q8_0) {  // blocks of 32 never straddle heads: head_dim is a multiple of 32
+      const std::int64_t bytes = width / k::kKvQ8Block * 34;
+      k::quantize_row_q8_0(k_rows + t * width, reinterpret_cast<unsigned char*>(kv.k) + slot * bytes, width);
+      k::quantize_row_q8_0(v_rows + t * width, reinterpret_cast<unsigned char*>(kv.v) + slot * bytes, width);
+    } else {
+      k::f32_to_fp16_row(k_rows + t * width, kv.k + slot * width, width);
+      k::f32_to_fp16_row(v_rows + t * width, kv.v + slot * width, width);
+    }
   }
 }
 
@@ -127,8 +134,12 @@ void CpuOps::attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, st
         s.out};
     at += static_cast<std::size_t>(s.n_tokens);
   }
-  const k::PagedKv pk{
-      kv.k, kv.v, k::KvDtype::kF16, kv.block_size, static_cast<int>(kv.n_kv_heads), static_cast<int>(kv.head_dim)};
+  const k::PagedKv pk{kv.k,
+                      kv.v,
+                      kv.q8_0 ? k::KvDtype::kQ8_0 : k::KvDtype::kF16,
+                      kv.block_size,
+                      static_cast<int>(kv.n_kv_heads),
+                      static_cast<int>(kv.head_dim)};
   k::AttentionParams params;
   params.n_heads = static_cast<int>(n_heads);
   params.scale = scale;

@@ -1,7 +1,7 @@
 // The CPU backend's operations, in the shapes the model forward passes use.
 // Thin wrappers over kernels/cpu that fix the conventions (row-major
 // activations [n_tokens][width], weights [rows][cols] of a ggml type, KV blocks
-// [block][token-in-block][kv_head][head_dim] in f16) and run on the backend's
+// [block][token-in-block][kv_head][head_dim] in f16 or q8_0) and run on the backend's
 // thread pool.
 #pragma once
 
@@ -20,10 +20,13 @@ struct Matrix {
   const void* data = nullptr;
 };
 
-// K and V of one layer in blocks: [n_blocks][block_size][n_kv_heads][head_dim], f16.
+// K and V of one layer in blocks: [n_blocks][block_size][n_kv_heads][head_dim],
+// f16, or with q8_0 each [head_dim] row as head_dim / 32 Q8_0 blocks (34
+// bytes each, read through unsigned char) in the same 2-byte storage.
 struct PagedKv {
   std::uint16_t* k = nullptr;
   std::uint16_t* v = nullptr;
+  bool q8_0 = false;
   std::int32_t block_size = 16;  // tokens per block
   std::int64_t n_kv_heads = 0;
   std::int64_t head_dim = 0;

@@ -48,6 +48,10 @@ struct Request {
   std::vector<ChatTurn> messages;           // rendered through the model's chat template + generation prompt
   std::vector<std::int32_t> prompt_tokens;  // token ids, used as they are
   std::string prompt_text;                  // raw text: BOS/EOS as the model says, special-token text parsed
+  // Chat form only: the start of the assistant's answer, written after the
+  // generation prompt and continued from (the app's Continue). Tokenized with
+  // the rendered chat, special-token text parsed.
+  std::string continue_text;
 
   SamplingParams sampling;
   std::int32_t max_tokens = 256;          // generated tokens at most (finish reason kLength)
@@ -120,6 +124,12 @@ struct EngineOptions {
   std::int32_t max_batch_tokens = 256;  // tokens per step (prefill chunks + decodes)
   std::int32_t max_sequences = 16;      // sequences per step
   bool prefix_cache = true;
+  // One chat template render (templates come from model files: untrusted
+  // programs). A render that exceeds either ends its request with an error
+  // naming the limit. Renders run on the engine's preparation thread, never
+  // on the loop that steps running requests.
+  std::uint64_t template_max_steps = 20'000'000;
+  std::chrono::milliseconds template_deadline{5000};
 };
 
 // The context and KV pool Engine::create sizes from `options`, for a model

@@ -80,7 +80,7 @@ struct GainCase {
 TEST(LatencyAdvice, RecommendsTheLightestChangeThatMeetsTheTarget) {
   CurrentSetup cuda;
   cuda.cuda = true;
-  CurrentSetup cpu;  // Q8_0, f16 KV on the CPU: q8_0 KV is not available
+  CurrentSetup cpu;  // Q8_0, f16 KV on the CPU
   CurrentSetup batched = cpu;
   batched.streams = 8;
   batched.weight_format = "Q4_K_M";
@@ -92,8 +92,10 @@ TEST(LatencyAdvice, RecommendsTheLightestChangeThatMeetsTheTarget) {
       {"fp8 KV is enough", LatencyMetric::kInterTokenP99, cuda, 28, "kv_precision", "fp8", 0.925},
       // Needs more than fp8: Q8_0 -> Q6_K gives 1 - 0.75 (1 - 6.5625/8.5).
       {"weights next", LatencyMetric::kInterTokenP99, cuda, 26, "weight_format", "Q6_K", 1 - 0.75 * (1 - 6.5625 / 8.5)},
-      // On the CPU q8_0 KV cannot run: the weights are recommended.
-      {"cpu skips q8_0 KV", LatencyMetric::kInterTokenP99, cpu, 29, "weight_format", "Q6_K",
+      // On the CPU the KV cache's compact form is q8_0: the same halving of the attention's bytes.
+      {"cpu q8_0 KV", LatencyMetric::kInterTokenP99, cpu, 29, "kv_precision", "q8_0", 0.925},
+      // More than the KV cache can give on the CPU: the weights.
+      {"cpu weights next", LatencyMetric::kInterTokenP99, cpu, 27, "weight_format", "Q6_K",
        1 - 0.75 * (1 - 6.5625 / 8.5)},
       // Q4_K_M has nothing lighter: halve the 8 streams, 1 - 0.25 / 2.
       {"fewer streams", LatencyMetric::kInterTokenP99, batched, 27, "streams", "4", 0.875},

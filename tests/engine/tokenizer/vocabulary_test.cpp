@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "engine/tokenizer/special_split.h"
 #include "tests/engine/tokenizer/tiny_vocab.h"
 
 namespace hearth::tokenizer {
@@ -81,4 +82,57 @@ TEST(Vocabulary, AccessorsAndTypes) {
 }
 
 }  // namespace
+// Issue 14: a 40 MB control token once made the special-token trie take 5.4 GB.
+// At the length caps (tokens of 64 KiB, special text of 1 MiB in all), random
+// special texts (a trie node per byte) keep every structure a small multiple
+// of the vocabulary's own bytes.
+TEST(Vocabulary, StructuresStayASmallMultipleOfTheVocabularyAtTheCaps) {
+  VocabularyData d = testing::byte_level({"ab"}, {"a b"});
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  std::size_t text_bytes = 0;
+  for (std::size_t special = 0; special + Vocabulary::kMaxTokenBytes <= Vocabulary::kMaxSpecialBytes;
+       special += Vocabulary::kMaxTokenBytes) {
+    std::string text(Vocabulary::kMaxTokenBytes, '\0');
+    for (char& c : text) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      c = static_cast<char>(0x21 + (state >> 56) % 94);  // printable ASCII: 94-way branching
+    }
+    testing::add_token(d, std::move(text), TokenType::kControl);
+  }
+  for (const std::string& t : d.tokens) text_bytes += t.size() + sizeof(std::uint64_t);  // GGUF: length + bytes
+  auto v = testing::build(d);
+  ASSERT_NE(v, nullptr);
+  ASSERT_GE(v->special_tokens().size(), 15u);
+  // About one trie node (21 bytes with its edge) per byte of special text.
+  EXPECT_LE(v->special_matcher().heap_bytes(), 24 * Vocabulary::kMaxSpecialBytes);
+  EXPECT_GE(v->special_matcher().heap_bytes(), 15 * Vocabulary::kMaxTokenBytes);  // it was measured
+  EXPECT_LE(v->heap_bytes(), 32 * text_bytes);
+  // Still a working matcher: each special text is found whole, and not a byte short.
+  for (const TokenId id : v->special_tokens()) {
+    const std::string& text = v->token_text(id);
+    EXPECT_EQ(v->special_matcher().match(text, /*parse_special=*/true), id);
+    EXPECT_EQ(v->special_matcher().match(std::string_view(text).substr(0, text.size() - 1), true), -1);
+  }
+}
+
+// The trie built from sorted texts keeps the rules of the old one: the longest
+// special text that prefixes the rest wins, and among equal texts the first
+// in special_tokens() order; control tokens only when parse_special is set.
+TEST(Vocabulary, SpecialMatcherPrefersTheLongestAndTheFirstOfEqualTexts) {
+  VocabularyData d = testing::byte_level({}, {});
+  const TokenId a = testing::add_token(d, "<|a|>", TokenType::kControl);
+  const TokenId ab = testing::add_token(d, "<|a|>b", TokenType::kUserDefined);
+  const TokenId a_again = testing::add_token(d, "<|a|>", TokenType::kUserDefined);
+  const TokenId z = testing::add_token(d, "\xc3\xa9!", TokenType::kControl);  // bytes above 0x7f sort last
+  auto v = testing::build(d);
+  ASSERT_NE(v, nullptr);
+  const SpecialMatcher& m = v->special_matcher();
+  EXPECT_EQ(m.match("<|a|>bc", true), ab);
+  EXPECT_EQ(m.match("<|a|>c", true), a);         // first of the equal texts (id order)
+  EXPECT_EQ(m.match("<|a|>c", false), a_again);  // control tokens excluded
+  EXPECT_EQ(m.match("<|a", true), -1);
+  EXPECT_EQ(m.match("\xc3\xa9!x", true), z);
+  EXPECT_EQ(m.match("\xc3\xa9!x", false), -1);
+}
+
 }  // namespace hearth::tokenizer

@@ -1,5 +1,5 @@
 // Paged attention over a shuffled block table equals plain attention over
-// contiguous K/V (F32 and F16 storage, GQA, sliding window, prefill batches).
+// contiguous K/V (F32, F16 and Q8_0 storage, GQA, sliding window, prefill batches).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "kernels/cpu/attention.h"
+#include "kernels/cpu/dequantize.h"
 #include "kernels/cpu/fp16.h"
+#include "kernels/cpu/quantize.h"
 #include "test_util.h"
 
 namespace hearth::kernels {
@@ -29,6 +31,14 @@ void run_case(const Case& c, std::mt19937& rng, ThreadPool* pool) {
     for (float& f : k) f = fp16_to_f32(f32_to_fp16(f));
     for (float& f : v) f = fp16_to_f32(f32_to_fp16(f));
   }
+  const int64_t rb = kv_row_bytes(KvDtype::kQ8_0, c.head_dim) * c.n_kv_heads;  // Q8_0 bytes per position
+  std::vector<uint8_t> k8(static_cast<size_t>(c.n_ctx * rb)), v8(k8.size());
+  if (c.dtype == KvDtype::kQ8_0) {  // stored as blocks of 32; the reference sees their values
+    quantize_row_q8_0(k.data(), k8.data(), c.n_ctx * row);
+    quantize_row_q8_0(v.data(), v8.data(), c.n_ctx * row);
+    dequantize_row_q8_0(k8.data(), k.data(), c.n_ctx * row);
+    dequantize_row_q8_0(v8.data(), v.data(), c.n_ctx * row);
+  }
   // Scatter positions into a pool with spare blocks, in shuffled block order.
   const int n_table = (c.n_ctx + c.block_size - 1) / c.block_size;
   const int n_pool = n_table + 3;
@@ -46,13 +56,20 @@ void run_case(const Case& c, std::mt19937& rng, ThreadPool* pool) {
   std::vector<uint16_t> kh(pool_elems), vh(pool_elems);
   f32_to_fp16_row_scalar(kp.data(), kh.data(), static_cast<int64_t>(pool_elems));
   f32_to_fp16_row_scalar(vp.data(), vh.data(), static_cast<int64_t>(pool_elems));
-  const bool f16 = c.dtype == KvDtype::kF16;
-  const PagedKv kv{f16 ? static_cast<const void*>(kh.data()) : kp.data(),
-                   f16 ? static_cast<const void*>(vh.data()) : vp.data(),
-                   c.dtype,
-                   c.block_size,
-                   c.n_kv_heads,
-                   c.head_dim};
+  // Q8_0 pool: unused slots all 0xff (a NaN scale) poison the result if read.
+  std::vector<uint8_t> kq(static_cast<size_t>(n_pool) * c.block_size * rb, 0xff), vq(kq.size(), 0xff);
+  for (int p = 0; p < c.n_ctx; ++p) {
+    const size_t dst = (static_cast<size_t>(table[p / c.block_size]) * c.block_size + p % c.block_size) * rb;
+    std::copy_n(k8.data() + p * rb, rb, kq.data() + dst);
+    std::copy_n(v8.data() + p * rb, rb, vq.data() + dst);
+  }
+  const void* kd = c.dtype == KvDtype::kF16    ? static_cast<const void*>(kh.data())
+                   : c.dtype == KvDtype::kQ8_0 ? static_cast<const void*>(kq.data())
+                                               : static_cast<const void*>(kp.data());
+  const void* vd = c.dtype == KvDtype::kF16    ? static_cast<const void*>(vh.data())
+                   : c.dtype == KvDtype::kQ8_0 ? static_cast<const void*>(vq.data())
+                                               : static_cast<const void*>(vp.data());
+  const PagedKv kv{kd, vd, c.dtype, c.block_size, c.n_kv_heads, c.head_dim};
   // The batch: the last n_tokens positions of the context (a prefill chunk).
   std::vector<int32_t> pos(static_cast<size_t>(c.n_tokens));
   std::iota(pos.begin(), pos.end(), c.n_ctx - c.n_tokens);
@@ -85,6 +102,7 @@ TEST(PagedAttention, EqualsContiguousReference) {
     c.n_tokens = 1 + static_cast<int>(rng() % std::min(c.n_ctx, 20));
     c.window = trial % 4 == 0 ? 1 + static_cast<int>(rng() % 64) : 0;
     c.dtype = trial % 2 ? KvDtype::kF16 : KvDtype::kF32;
+    if (trial % 5 == 2 && c.head_dim % kKvQ8Block == 0) c.dtype = KvDtype::kQ8_0;
     run_case(c, rng, trial % 2 ? &pool : nullptr);
   }
 }
@@ -105,6 +123,7 @@ TEST(PagedAttention, LongPrefillManyTilesEqualsReference) {
     c.n_tokens = 40 + static_cast<int>(rng() % 60);
     c.window = trial % 3 == 0 ? 1 + static_cast<int>(rng() % 80) : 0;
     c.dtype = trial % 2 ? KvDtype::kF16 : KvDtype::kF32;
+    if (trial % 4 == 2 && c.head_dim % kKvQ8Block == 0) c.dtype = KvDtype::kQ8_0;
     c.shuffle_positions = trial % 4 == 1;
     run_case(c, rng, trial % 3 == 2 ? nullptr : &pool);
   }
