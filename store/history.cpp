@@ -161,8 +161,9 @@ bool measurement_sort(HistorySort sort) {
 std::string order_by(const HistoryQuery& query, std::vector<std::string_view> terms) {
   const std::string direction = query.descending ? " DESC" : " ASC";
   std::string out = " ORDER BY ";
+  // Rows without the value (no answer, no record) come last either way.
   for (const std::string_view term : terms) {
-    out += std::string(term) + direction + ", ";
+    out += std::string(term) + direction + " NULLS LAST, ";
   }
   if (query.sort != HistorySort::kTime) out += "u.created_ms DESC, ";
   return out + "u.id" + direction;
@@ -245,9 +246,9 @@ StoreResult<std::int64_t> count_rows(sql::Db& db, const HistorySql& parts) {
   return row ? stmt.int64(0) : 0;
 }
 
-// A page sorted by a measurement: the measured rows in index order, and the
-// unmeasured ones (NULL: after them descending, before them ascending) by
-// time. Only a page that reaches past the first part counts it.
+// A page sorted by a measurement: the measured rows in index order, then the
+// unmeasured ones (NULLS LAST, as every sort) by time. Only a page that
+// reaches past the measured rows counts them.
 StoreResult<std::vector<HistoryEntry>> measured_page(sql::Db& db, const HistoryQuery& query) {
   const std::int64_t limit = std::clamp(query.limit, 0, 10000), offset = std::max(query.offset, 0);
   const HistorySql measured = history_sql(query, measured_from());
@@ -256,7 +257,7 @@ StoreResult<std::vector<HistoryEntry>> measured_page(sql::Db& db, const HistoryQ
   const std::string by_measure = order_by(query, sort_terms(query.sort));
   const std::string by_time = order_by(query, {});
   std::vector<std::pair<const HistorySql*, const std::string*>> parts{{&measured, &by_measure}};
-  if (unmeasured) parts.insert(query.descending ? parts.end() : parts.begin(), {&*unmeasured, &by_time});
+  if (unmeasured) parts.emplace_back(&*unmeasured, &by_time);
   std::vector<HistoryEntry> out;
   std::int64_t skip = offset;
   for (std::size_t i = 0; i < parts.size() && static_cast<std::int64_t>(out.size()) < limit; ++i) {

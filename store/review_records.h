@@ -12,7 +12,9 @@
 
 namespace hearth::store {
 
-// Columns history can be sorted by. Ties always fall back to newest first.
+// Columns history can be sorted by. Ties always fall back to newest first;
+// rows without the value (a prompt without an answer or a generation record)
+// come last in either direction.
 enum class HistorySort {
   kTime,          // the user message's created time
   kConversation,  // conversation title

@@ -130,7 +130,7 @@ TEST_F(StoreHistory, FullTextSearchOverPromptText) {
 }
 
 TEST_F(StoreHistory, SortAndPage) {
-  EXPECT_EQ(ids({.sort = HistorySort::kTtft, .descending = false}), expect({4, 1, 2, 0, 3}));  // NULL first
+  EXPECT_EQ(ids({.sort = HistorySort::kTtft, .descending = false}), expect({1, 2, 0, 3, 4}));  // NULL last
   EXPECT_EQ(ids({.sort = HistorySort::kTtft}), expect({3, 0, 2, 1, 4}));
   EXPECT_EQ(ids({.sort = HistorySort::kConversation, .descending = false}), expect({4, 3, 2, 1, 0}));
   EXPECT_EQ(ids({.sort = HistorySort::kRating}), expect({0, 4, 3, 2, 1}));
@@ -162,7 +162,8 @@ TEST_F(StoreHistory, EverySortPagesConsistently) {
   }
   EXPECT_EQ(ids({.sort = HistorySort::kText, .descending = false}), expect({3, 2, 0, 4, 1}));
   EXPECT_EQ(ids({.sort = HistorySort::kPromptVersion, .descending = true}), expect({1, 0, 2, 4, 3}));
-  EXPECT_EQ(ids({.sort = HistorySort::kGeneratedTokens, .descending = false}), expect({4, 1, 2, 0, 3}));
+  EXPECT_EQ(ids({.sort = HistorySort::kGeneratedTokens, .descending = false}), expect({1, 2, 0, 3, 4}));
+  EXPECT_EQ(ids({.sort = HistorySort::kModel, .descending = false}), expect({3, 2, 1, 0, 4}));  // NULL last too
   // With a generation filter there are no unanswered rows to add.
   EXPECT_EQ(ids({.model = "smol", .sort = HistorySort::kTtft}), expect({0, 1}));
   auto past = store_->history({.limit = 2, .offset = 4, .sort = HistorySort::kTtft});
