@@ -234,6 +234,7 @@ void MainWindow::connectParts() {
   });
   connect(e, &EngineBridge::statsUpdated, history_, &StatsHistoryModel::append);
   connectGeneration();
+  connectReview();
 }
 
 void MainWindow::connectGeneration() {

@@ -264,10 +264,9 @@ int run(const Options& o) {
   time_query(store, "sorted by TTFT", {.limit = 100, .sort = hearth::store::HistorySort::kTtft}, o.reps);
   time_query(store, "sorted by TTFT, ascending",
              {.limit = 100, .sort = hearth::store::HistorySort::kTtft, .descending = false}, o.reps);
-  time_query(store, "sorted by TTFT, page 10",
-             {.limit = 100, .offset = 900, .sort = hearth::store::HistorySort::kTtft}, o.reps);
-  time_query(store, "sorted by decode tok/s", {.limit = 100, .sort = hearth::store::HistorySort::kDecodeTps},
+  time_query(store, "sorted by TTFT, page 10", {.limit = 100, .offset = 900, .sort = hearth::store::HistorySort::kTtft},
              o.reps);
+  time_query(store, "sorted by decode tok/s", {.limit = 100, .sort = hearth::store::HistorySort::kDecodeTps}, o.reps);
   time_query(store, "sorted by TTFT, one model",
              {.model = "gemma-3-270m", .limit = 100, .sort = hearth::store::HistorySort::kTtft}, o.reps);
   time_query(store, "sorted by prompt version (no index)",
