@@ -1,5 +1,6 @@
 #include "app/chat_controller.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "app/chat_backend.h"
@@ -146,6 +147,21 @@ conversation::TurnSettings ChatController::turnSettings() const {
 }
 
 void ChatController::send(const QString& text) {
+  beginSend(text, {}, true);
+}
+
+void ChatController::sendWithVariables(const QString& text, const std::map<std::string, std::string>& values) {
+  beginSend(text, values, false);
+}
+
+void ChatController::cancelVariables(const QString& text) {
+  emit unsentText(text);
+}
+
+// With ask_for_variables, a prompt whose {{variables}} have no value (given
+// or remembered by the conversation) holds the send: variablesNeeded() asks
+// for them and nothing is written.
+void ChatController::beginSend(const QString& text, conversation::Variables variables, bool ask_for_variables) {
   if (text.trimmed().isEmpty() || refuseWhileBusy()) return;
   pending_ = true;
   emit generatingChanged(true);
@@ -154,17 +170,46 @@ void ChatController::send(const QString& text) {
   if (!chat_->rows().empty() && conversation_ != 0) input.parent = chat_->rows().back().message.id;
   input.use_current_leaf = false;  // the answer follows what the view shows
   input.text = text.toStdString();
+  conversation::TurnSettings settings = turnSettings();
+  settings.variables = std::move(variables);
+  struct Started {
+    std::optional<NewAnswer> answer;
+    conversation::NeededVariables needed;
+  };
+  auto begin =
+      begin_answer_job([input, settings](store::Store& s) { return conversation::begin_send(s, input, settings); },
+                       loaded_model_path(backend_));
   unsent_ = text;  // until the store has it: handed back to the input box if the write fails
-  storage_->write(this, tr("saving your message"),
-                  begin_answer_job([input, settings = turnSettings()](
-                                       store::Store& s) { return conversation::begin_send(s, input, settings); },
-                                   loaded_model_path(backend_)),
-                  [this](NewAnswer a) {
-                    unsent_.clear();
-                    next_prompt_.clear();
-                    conversation_ = a.turn.conversation_id;
-                    startAnswer(std::move(a.turn), std::move(a.path), a.model_sha256);
-                  });
+  storage_->write(
+      this, tr("saving your message"),
+      [input, settings, begin, ask_for_variables](store::Store& s) -> store::StoreResult<Started> {
+        Started out;
+        if (ask_for_variables) {
+          STORE_ASSIGN_OR_RETURN(out.needed, conversation::variables_needed(s, input.conversation_id, settings.prompt,
+                                                                            settings.variables));
+          if (!out.needed.missing.empty()) return out;
+        }
+        STORE_ASSIGN_OR_RETURN(out.answer, begin(s));
+        return out;
+      },
+      [this, text](Started started) {
+        unsent_.clear();
+        if (!started.answer) {
+          pending_ = false;
+          emit generatingChanged(false);
+          QStringList names;
+          for (const auto& n : started.needed.names) names << QString::fromStdString(n);
+          QVariantMap remembered;
+          for (const auto& [k, v] : started.needed.remembered)
+            remembered[QString::fromStdString(k)] = QString::fromStdString(v);
+          emit variablesNeeded(text, QString::fromStdString(started.needed.prompt), names, remembered);
+          return;
+        }
+        NewAnswer& a = *started.answer;
+        next_prompt_.clear();
+        conversation_ = a.turn.conversation_id;
+        startAnswer(std::move(a.turn), std::move(a.path), a.model_sha256);
+      });
 }
 
 void ChatController::regenerate() {
@@ -285,6 +330,73 @@ void ChatController::restoreConversation(qint64 id) {
 
 void ChatController::search(const QString& text) {
   list_->setQuery(text);
+}
+
+void ChatController::showMessage(qint64 conversation_id, qint64 message_id) {
+  conversation_ = conversation_id;
+  struct Shown {
+    ConversationPath path;
+    std::string pin;
+  };
+  storage_->run(
+      this, tr("opening the message %1").arg(message_id),
+      [conversation_id, message_id](store::Store& s) -> store::StoreResult<Shown> {
+        STORE_ASSIGN_OR_RETURN(const auto path, s.current_path(conversation_id));
+        const bool shown = std::any_of(path.begin(), path.end(), [&](const auto& m) { return m.id == message_id; });
+        if (!shown) STORE_TRY(s.switch_branch(message_id));
+        Shown out;
+        STORE_ASSIGN_OR_RETURN(out.path, load_path(s, conversation_id));
+        STORE_ASSIGN_OR_RETURN(out.pin, conversation::pinned_reference(s, conversation_id));
+        return out;
+      },
+      [this, message_id](Shown shown) {
+        if (shown.path.conversation_id != conversation_) return;  // another one was opened meanwhile
+        next_prompt_.clear();
+        showPath(std::move(shown.path));
+        emit promptPinned(QString::fromStdString(shown.pin));
+        emit messageShown(message_id);
+      });
+}
+
+void ChatController::rerun(qint64 user_message_id, const QString& prompt,
+                           const conversation::SamplingOverrides& overrides) {
+  if (refuseWhileBusy()) return;
+  pending_ = true;
+  emit generatingChanged(true);
+  conversation::TurnSettings settings = turnSettings();
+  settings.prompt.reset();
+  if (!prompt.isEmpty()) settings.prompt = prompt.toStdString();
+  settings.overrides = overrides;
+  struct Rerun {
+    NewAnswer answer;
+    store::Id previous = 0;
+  };
+  storage_->write(
+      this, tr("re-running message %1").arg(user_message_id),
+      [user_message_id, settings,
+       model_path = loaded_model_path(backend_)](store::Store& s) -> store::StoreResult<Rerun> {
+        Rerun out;
+        STORE_ASSIGN_OR_RETURN(out.answer.turn, conversation::begin_rerun(s, user_message_id, settings, &out.previous));
+        STORE_ASSIGN_OR_RETURN(out.answer.path, load_path(s, out.answer.turn.conversation_id));
+        out.answer.model_sha256 = conversation::model_sha256(model_path);
+        return out;
+      },
+      [this](Rerun r) {
+        const store::Id answer = r.answer.turn.answer_id;
+        startAnswer(std::move(r.answer.turn), std::move(r.answer.path), r.answer.model_sha256);
+        emit rerunStarted(r.previous, answer);
+      });
+}
+
+void ChatController::rate(qint64 answer_id, store::Rating rating) {
+  chat_->setRating(answer_id, rating);
+  storage_->run(
+      this, tr("rating an answer"),
+      [answer_id, rating](store::Store& s) -> store::StoreResult<bool> {
+        STORE_TRY(s.set_rating(answer_id, rating));
+        return true;
+      },
+      [this, answer_id, rating](bool) { emit ratingChanged(answer_id, static_cast<int>(rating)); });
 }
 
 void ChatController::pinPrompt(const QString& reference) {

@@ -9,8 +9,11 @@
 #pragma once
 
 #include <QObject>
+#include <QStringList>
 #include <QTimer>
+#include <QVariantMap>
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -64,6 +67,20 @@ class ChatController : public QObject {
   // unpins) to the open conversation; with none open yet, the first send
   // applies and pins it. Applies from the next message on.
   void pinPrompt(const QString& reference);
+  // Opens the conversation on the branch through `message_id` (switching
+  // branch when the message is not on the one shown) and announces it with
+  // messageShown() for the view to scroll to and highlight.
+  void showMessage(qint64 conversation_id, qint64 message_id);
+  // The past prompt `user_message_id` again, with its context up to it: a new
+  // sibling answer (conversation/'s begin_rerun). `prompt` empty: the version
+  // its latest answer used; overrides win over that answer's sampling.
+  void rerun(qint64 user_message_id, const QString& prompt, const hearth::conversation::SamplingOverrides& overrides);
+  // Thumbs up/down on an answer (kNone removes it); stored, and shown at once.
+  void rate(qint64 answer_id, hearth::store::Rating rating);
+  // The values for the {{variables}} the next send's prompt needs (after variablesNeeded()).
+  void sendWithVariables(const QString& text, const std::map<std::string, std::string>& values);
+  // The user declined to fill them: the text goes back to the input box.
+  void cancelVariables(const QString& text);
 
  signals:
   void conversationOpened(qint64 id);
@@ -77,6 +94,16 @@ class ChatController : public QObject {
   void unsentText(const QString& text);
   // The open conversation's pin changed (pinPrompt, or opening another one): "" when none.
   void promptPinned(const QString& reference);
+  // showMessage() has shown the conversation with this message in it.
+  void messageShown(qint64 message_id);
+  // A rerun began: the answer it reran (0: none) and the new one streaming.
+  void rerunStarted(qint64 previous_answer_id, qint64 answer_id);
+  void ratingChanged(qint64 answer_id, int rating);  // store::Rating's value
+  // A send is held because its prompt has {{variables}} without values: the
+  // front end asks for them (sendWithVariables) or gives up (cancelVariables).
+  // `remembered`: values to offer, by name.
+  void variablesNeeded(const QString& text, const QString& prompt, const QStringList& names,
+                       const QVariantMap& remembered);
 
  private:
   struct Streaming {
@@ -87,6 +114,7 @@ class ChatController : public QObject {
   void showPath(ConversationPath path);
   void startAnswer(conversation::PreparedTurn turn, ConversationPath path, const std::string& model_sha256);
   conversation::TurnSettings turnSettings() const;
+  void beginSend(const QString& text, conversation::Variables variables, bool ask_for_variables);
   void onTokens(qint64 tag, const QString& text);
   void onFinished(const GenerationDone& done);
   void saveStreaming();

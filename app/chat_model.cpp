@@ -32,6 +32,8 @@ QVariant ChatModel::data(const QModelIndex& index, int role) const {
       return m.state == store::MessageState::kInterrupted;
     case kFinishReasonRole:
       return r->generation ? QString::fromStdString(r->generation->finish_reason) : QString();
+    case kRatingRole:
+      return static_cast<int>(r->rating);
     default:
       return {};
   }
@@ -46,7 +48,8 @@ QHash<int, QByteArray> ChatModel::roleNames() const {
           {kSiblingCountRole, "siblingCount"},
           {kStreamingRole, "streaming"},
           {kInterruptedRole, "interrupted"},
-          {kFinishReasonRole, "finishReason"}};
+          {kFinishReasonRole, "finishReason"},
+          {kRatingRole, "rating"}};
 }
 
 void ChatModel::setPath(ConversationPath path) {
@@ -86,6 +89,13 @@ void ChatModel::setFinished(store::Id message_id, store::MessageState state,
   auto& row_ref = rows_[static_cast<std::size_t>(r)];
   row_ref.message.state = state;
   row_ref.generation = std::move(generation);
+  changed(r);
+}
+
+void ChatModel::setRating(store::Id message_id, store::Rating rating) {
+  const int r = rowOf(message_id);
+  if (r < 0) return;
+  rows_[static_cast<std::size_t>(r)].rating = rating;
   changed(r);
 }
 

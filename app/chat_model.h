@@ -24,6 +24,7 @@ class ChatModel : public QAbstractListModel {
     kStreamingRole,     // bool
     kInterruptedRole,   // bool: the app died while this answer streamed
     kFinishReasonRole,  // the generation's: "stop", "length", "cancelled", "error"; "" when none
+    kRatingRole,        // int: store::Rating (1 up, -1 down, 0 none)
   };
 
   explicit ChatModel(QObject* parent = nullptr);
@@ -41,6 +42,7 @@ class ChatModel : public QAbstractListModel {
 
   void appendText(store::Id message_id, const QString& text);
   void setFinished(store::Id message_id, store::MessageState state, std::optional<store::GenerationRecord> generation);
+  void setRating(store::Id message_id, store::Rating rating);
 
   // The sibling `delta` steps from `message_id` (wrapping is not done); 0 when none.
   store::Id siblingAt(store::Id message_id, int delta) const;

@@ -14,6 +14,7 @@ store::StoreResult<ConversationPath> load_path(store::Store& store, store::Id co
     row.sibling_ids = std::move(siblings.ids);
     if (message.role == store::Role::kAssistant) {
       STORE_ASSIGN_OR_RETURN(row.generation, store.get_generation(message.id));
+      STORE_ASSIGN_OR_RETURN(row.rating, store.get_rating(message.id));
     }
     row.message = std::move(message);
     path.rows.push_back(std::move(row));

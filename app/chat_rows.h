@@ -16,6 +16,7 @@ struct ChatRow {
   int sibling_count = 1;
   std::vector<store::Id> sibling_ids;  // oldest first
   std::optional<store::GenerationRecord> generation;
+  store::Rating rating = store::Rating::kNone;  // the user's thumbs on an answer
 };
 
 struct ConversationPath {

@@ -2,6 +2,7 @@
 
 #include <QLabel>
 #include <QScrollBar>
+#include <QStyle>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -65,6 +66,7 @@ void ChatView::rebuild() {
     connect(w, &MessageWidget::editRequested, this, &ChatView::editRequested);
     connect(w, &MessageWidget::continueRequested, this, &ChatView::continueRequested);
     connect(w, &MessageWidget::regenerateRequested, this, &ChatView::regenerateRequested);
+    connect(w, &MessageWidget::rateRequested, this, &ChatView::rateRequested);
     column_->addWidget(w);
     widgets_.push_back(w);
     updateRow(r);
@@ -88,7 +90,31 @@ void ChatView::updateRow(int row) {
   v.interrupted = i.data(ChatModel::kInterruptedRole).toBool();
   v.finish_reason = i.data(ChatModel::kFinishReasonRole).toString();
   v.last = row == model_->rowCount() - 1;
+  v.rating = i.data(ChatModel::kRatingRole).toInt();
   w->setMessage(v);
+}
+
+bool ChatView::highlightMessage(qint64 message_id) {
+  MessageWidget* target = nullptr;
+  for (MessageWidget* w : widgets_) {
+    const bool hit = w->messageId() == message_id;
+    if (hit) target = w;
+    if (w->property("highlighted").toBool() != hit) {
+      w->setProperty("highlighted", hit);
+      w->style()->unpolish(w);
+      w->style()->polish(w);
+    }
+  }
+  highlighted_ = target ? message_id : 0;
+  if (!target) return false;
+  at_end_ = false;  // stay on it while the rest of the conversation is there
+  // After the layout has placed the widgets just built for the conversation.
+  QTimer::singleShot(0, this, [this, message_id] {
+    for (MessageWidget* w : widgets_) {
+      if (w->messageId() == message_id) ensureWidgetVisible(w, 0, 40);
+    }
+  });
+  return true;
 }
 
 void ChatView::scrollToEnd() {

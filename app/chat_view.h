@@ -22,12 +22,17 @@ class ChatView : public QScrollArea {
   MessageWidget* messageAt(int row) const;
   int messageCount() const { return static_cast<int>(widgets_.size()); }
   void scrollToEnd();  // and follow the newest text again
+  // Scrolls to the message and marks it (the "highlighted" property, styled
+  // by the theme) until another one is; false when it is not shown.
+  bool highlightMessage(qint64 message_id);
+  qint64 highlightedMessage() const { return highlighted_; }
 
  signals:
   void siblingRequested(qint64 message_id, int delta);
   void editRequested(qint64 message_id, const QString& text);
   void continueRequested(qint64 message_id);
   void regenerateRequested(qint64 message_id);
+  void rateRequested(qint64 message_id, int rating);  // store::Rating's value
 
  private:
   void rebuild();
@@ -40,6 +45,7 @@ class ChatView : public QScrollArea {
   QLabel* placeholder_ = nullptr;
   std::vector<MessageWidget*> widgets_;
   bool at_end_ = true;  // the user has not scrolled away from the newest text
+  qint64 highlighted_ = 0;
 };
 
 }  // namespace hearth::app

@@ -242,6 +242,7 @@ void MainWindow::connectParts() {
   });
   connect(e, &EngineBridge::statsUpdated, history_, &StatsHistoryModel::append);
   connectGeneration();
+  connectReview();
 }
 
 void MainWindow::connectGeneration() {

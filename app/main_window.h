@@ -27,6 +27,7 @@ class Banner;
 class ChatController;
 class ChatView;
 class ConversationDock;
+class HistoryWindow;
 class EngineBridge;
 class PromptedBackend;
 class InputBox;
@@ -64,6 +65,7 @@ class MainWindow : public QMainWindow {
   const AppSettings& settings() const { return settings_; }
   Theme theme() const { return theme_; }
   void setTheme(Theme theme);
+  HistoryWindow* showHistoryWindow();  // the prompt history window: made on first use, then raised
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -80,6 +82,7 @@ class MainWindow : public QMainWindow {
   void sendInput();
   void setGenerating(bool generating);
   void connectGeneration();
+  void connectReview();  // prompt history, rerun/compare, ratings, variables form (main_window_review.cpp)
   GenerationSettings generationDefaults() const;
   void showGenerationFor(qint64 conversation);  // its settings, else the defaults: in the panel and in use
   QString initialModel(const MainWindowOptions& options) const;

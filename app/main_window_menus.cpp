@@ -9,6 +9,7 @@
 
 #include "app/chat_controller.h"
 #include "app/conversation_dock.h"
+#include "app/export_actions.h"
 #include "app/input_box.h"
 #include "app/main_window.h"
 
@@ -25,6 +26,8 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Open model\u2026"), QKeySequence::Open, model_bar_, &ModelBar::openFileDialog);
   file->addAction(tr("Refresh installed models"), model_bar_, &ModelBar::refreshInstalled);
   file->addSeparator();
+  add_export_menu(file, this, storage_.get(), c, banner_);
+  file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* chat = menuBar()->addMenu(tr("&Chat"));
@@ -32,6 +35,8 @@ void MainWindow::buildMenus() {
   chat->addAction(tr("&Regenerate"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), c, &ChatController::regenerate);
   chat->addAction(tr("Focus &input"), QKeySequence(Qt::CTRL | Qt::Key_L), input_, [this] { input_->setFocus(); });
   chat->addSeparator();
+  chat->addAction(tr("Prompt &history…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H), this,
+                  [this] { showHistoryWindow(); });
   chat->addAction(tr("&Search conversations"), QKeySequence::Find, this, [this] {
     conversations_->show();
     conversations_->searchField()->setFocus();

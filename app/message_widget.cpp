@@ -52,10 +52,17 @@ void MessageWidget::buildHeader() {
   copy_ = flat_button(tr("Copy"), QStringLiteral("copyButton"), tr("Copy the message text"), this);
   continue_ = flat_button(tr("Continue"), QStringLiteral("continueButton"),
                           tr("Go on from where the token limit cut this answer (a new version of it)"), this);
+  rate_up_ = flat_button(QStringLiteral("\U0001F44D"), QStringLiteral("rateUp"), tr("A good answer"), this);
+  rate_down_ = flat_button(QStringLiteral("\U0001F44E"), QStringLiteral("rateDown"), tr("A bad answer"), this);
+  for (QToolButton* b : {rate_up_, rate_down_}) b->setCheckable(true);
   for (QWidget* w : {static_cast<QWidget*>(prev_), static_cast<QWidget*>(branch_), static_cast<QWidget*>(next_),
-                     static_cast<QWidget*>(edit_), static_cast<QWidget*>(continue_), static_cast<QWidget*>(copy_)}) {
+                     static_cast<QWidget*>(edit_), static_cast<QWidget*>(continue_), static_cast<QWidget*>(rate_up_),
+                     static_cast<QWidget*>(rate_down_), static_cast<QWidget*>(copy_)}) {
     header->addWidget(w);
   }
+  connect(rate_up_, &QToolButton::clicked, this, [this] { emit rateRequested(view_.id, view_.rating == 1 ? 0 : 1); });
+  connect(rate_down_, &QToolButton::clicked, this,
+          [this] { emit rateRequested(view_.id, view_.rating == -1 ? 0 : -1); });
   connect(prev_, &QToolButton::clicked, this, [this] { emit siblingRequested(view_.id, -1); });
   connect(next_, &QToolButton::clicked, this, [this] { emit siblingRequested(view_.id, +1); });
   connect(edit_, &QToolButton::clicked, this, &MessageWidget::beginEdit);
@@ -81,6 +88,11 @@ void MessageWidget::setMessage(const MessageView& view) {
   next_->setEnabled(view.sibling_index < view.sibling_count);
   edit_->setVisible(user && !editor_);
   copy_->setVisible(!view.streaming);
+  const bool rateable = view.role == QLatin1String("assistant") && !view.streaming;
+  rate_up_->setVisible(rateable);
+  rate_down_->setVisible(rateable);
+  rate_up_->setChecked(view.rating == 1);
+  rate_down_->setChecked(view.rating == -1);
   continue_->setVisible(!view.streaming && view.last && view.finish_reason == QLatin1String("length"));
   if (text_changed && !editor_) setBody(view.text.isEmpty() && view.streaming ? QStringLiteral("\u2026") : view.text);
   QString stats = view.stats;

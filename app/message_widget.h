@@ -31,6 +31,7 @@ struct MessageView {
   bool interrupted = false;
   QString finish_reason;  // "length": cut at the token limit (Continue is offered on the last answer)
   bool last = false;      // the conversation's newest message
+  int rating = 0;         // answers: store::Rating (1 up, -1 down, 0 none)
 };
 
 class MessageWidget : public QFrame {
@@ -49,6 +50,7 @@ class MessageWidget : public QFrame {
   void editRequested(qint64 message_id, const QString& text);
   void continueRequested(qint64 message_id);
   void regenerateRequested(qint64 message_id);
+  void rateRequested(qint64 message_id, int rating);  // clicking the lit thumb again removes it (0)
 
  protected:
   void contextMenuEvent(QContextMenuEvent* event) override;  // Copy, Edit, Regenerate, Continue
@@ -68,6 +70,8 @@ class MessageWidget : public QFrame {
   QToolButton* edit_ = nullptr;
   QToolButton* copy_ = nullptr;
   QToolButton* continue_ = nullptr;
+  QToolButton* rate_up_ = nullptr;
+  QToolButton* rate_down_ = nullptr;
   QVBoxLayout* body_ = nullptr;
   MarkdownStream stream_;
   QString fed_;                     // the text given to stream_ so far

@@ -1,5 +1,6 @@
 #include "app/prompt_library_panel.h"
 
+#include <QCheckBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -11,12 +12,14 @@
 #include <QVBoxLayout>
 
 #include "app/chat_controller.h"
+#include "app/prompt_diff_view.h"
 #include "app/storage_service.h"
 
 namespace hearth::app {
 namespace {
 
 constexpr int kVersionRole = Qt::UserRole + 1;
+constexpr int kVersionIdRole = Qt::UserRole + 2;
 
 QPushButton* button(const QString& text, const char* name, QWidget* parent) {
   auto* b = new QPushButton(text, parent);
@@ -55,12 +58,24 @@ PromptLibraryPanel::PromptLibraryPanel(StorageService* storage, ChatController* 
   label_->setPlaceholderText(tr("Label, e.g. production"));
   pinned_ = new QLabel(tr("No prompt pinned"), this);
   pinned_->setObjectName(QStringLiteral("pinnedPrompt"));
+  metrics_ = new QLabel(this);
+  metrics_->setObjectName(QStringLiteral("versionMetrics"));
+  metrics_->setWordWrap(true);
+  metrics_->setProperty("muted", true);
+  auto* show_archived = new QCheckBox(tr("Show archived"), this);
+  show_archived->setObjectName(QStringLiteral("showArchived"));
 
   auto* create = button(tr("Create"), "createPrompt", this);
   auto* save = button(tr("Save as new version"), "saveVersion", this);
   auto* label = button(tr("Set label"), "setLabel", this);
   auto* pin_version = button(tr("Pin this version"), "pinVersion", this);
   auto* pin_label = button(tr("Pin the label"), "pinLabel", this);
+  auto* revert = button(tr("Revert to this"), "revertVersion", this);
+  revert->setToolTip(tr("A new version with this version's text, note and settings"));
+  auto* compare = button(tr("Compare…"), "compareVersions", this);
+  compare->setToolTip(tr("Word diff of two versions, side by side"));
+  archive_ = button(tr("Archive"), "archivePrompt", this);
+  archive_->setToolTip(tr("Hide the prompt from the list; its versions and the answers that used them stay"));
 
   auto* layout = new QVBoxLayout(this);
   auto* create_row = new QHBoxLayout;
@@ -68,7 +83,17 @@ PromptLibraryPanel::PromptLibraryPanel(StorageService* storage, ChatController* 
   create_row->addWidget(create);
   layout->addLayout(create_row);
   layout->addWidget(prompt_list_);
+  auto* archive_row = new QHBoxLayout;
+  archive_row->addWidget(show_archived);
+  archive_row->addStretch(1);
+  archive_row->addWidget(archive_);
+  layout->addLayout(archive_row);
   layout->addWidget(version_list_);
+  auto* version_row = new QHBoxLayout;
+  version_row->addWidget(revert);
+  version_row->addWidget(compare);
+  layout->addLayout(version_row);
+  layout->addWidget(metrics_);
   layout->addWidget(text_);
   layout->addWidget(note_);
   layout->addWidget(save);
@@ -87,10 +112,25 @@ PromptLibraryPanel::PromptLibraryPanel(StorageService* storage, ChatController* 
   connect(label, &QPushButton::clicked, this, &PromptLibraryPanel::setLabel);
   connect(pin_version, &QPushButton::clicked, this, &PromptLibraryPanel::pinVersion);
   connect(pin_label, &QPushButton::clicked, this, &PromptLibraryPanel::pinLabel);
-  connect(prompt_list_->selectionModel(), &QItemSelectionModel::currentChanged, this,
-          [this](const QModelIndex& index) { loadVersions(index.data().toString()); });
+  connect(revert, &QPushButton::clicked, this, &PromptLibraryPanel::revertVersion);
+  connect(compare, &QPushButton::clicked, this, [this] { compareVersions(); });
+  connect(archive_, &QPushButton::clicked, this, &PromptLibraryPanel::toggleArchived);
+  connect(show_archived, &QCheckBox::toggled, this, &PromptLibraryPanel::setShowArchived);
+  connect(prompt_list_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& index) {
+    archive_->setText(archived_[index.data().toString()] ? tr("Restore") : tr("Archive"));
+    loadVersions(index.data().toString());
+  });
   connect(version_list_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& i) {
-    if (i.isValid()) text_->setPlainText(i.data(Qt::ToolTipRole).toString());
+    if (!i.isValid()) return;
+    text_->setPlainText(i.data(Qt::ToolTipRole).toString());
+    showMetrics(i.data(kVersionIdRole).toLongLong());
+  });
+  // A new answer changes the metrics of the version it used.
+  connect(controller_, &ChatController::answerFinished, this, [this] {
+    if (const qint64 id = version_list_->currentIndex().data(kVersionIdRole).toLongLong()) showMetrics(id);
+  });
+  connect(controller_, &ChatController::ratingChanged, this, [this] {
+    if (const qint64 id = version_list_->currentIndex().data(kVersionIdRole).toLongLong()) showMetrics(id);
   });
   connect(controller_, &ChatController::promptPinned, this, [this](const QString& ref) {
     pinned_->setText(ref.isEmpty() ? tr("No prompt pinned") : tr("Pinned: %1").arg(ref));
@@ -108,12 +148,21 @@ int PromptLibraryPanel::selectedVersion() const {
 
 void PromptLibraryPanel::reload() {
   storage_->run(
-      this, tr("reading the prompt library"), [](store::Store& s) { return s.list_prompts(false); },
+      this, tr("reading the prompt library"), [all = show_archived_](store::Store& s) { return s.list_prompts(all); },
       [this](std::vector<store::Prompt> prompts) {
         const QString keep = wanted_prompt_.isEmpty() ? selectedPrompt() : wanted_prompt_;
         prompts_->clear();
-        for (const auto& p : prompts) prompts_->appendRow(new QStandardItem(QString::fromStdString(p.name)));
+        archived_.clear();
+        for (const auto& p : prompts) {
+          const QString name = QString::fromStdString(p.name);
+          auto* item = new QStandardItem(name);
+          if (p.archived) item->setToolTip(tr("Archived"));
+          if (p.archived) item->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
+          prompts_->appendRow(item);
+          archived_[name] = p.archived;
+        }
         const auto found = prompts_->findItems(keep);
+        if (found.isEmpty()) versions_->clear();
         if (!found.isEmpty()) {
           prompt_list_->setCurrentIndex(found.front()->index());
           wanted_prompt_.clear();
@@ -168,6 +217,7 @@ void PromptLibraryPanel::showVersions(const std::vector<Version>& versions) {
     if (!v.labels.isEmpty()) text += QStringLiteral(" [") + v.labels.join(QStringLiteral(", ")) + QLatin1Char(']');
     auto* item = new QStandardItem(text);
     item->setData(v.version.version, kVersionRole);
+    item->setData(QVariant::fromValue(static_cast<qint64>(v.version.id)), kVersionIdRole);
     item->setData(QString::fromStdString(v.version.text), Qt::ToolTipRole);
     versions_->appendRow(item);
   }
@@ -223,6 +273,80 @@ void PromptLibraryPanel::setLabel() {
       [this, name, version](bool) {
         wanted_version_ = version;
         loadVersions(name);
+      });
+}
+
+void PromptLibraryPanel::revertVersion() {
+  const QString name = selectedPrompt();
+  const int version = selectedVersion();
+  if (name.isEmpty() || version == 0) return;
+  storage_->run(
+      this, tr("reverting %1 to version %2").arg(name).arg(version),
+      [n = name.toStdString(), version](store::Store& s) -> store::StoreResult<store::PromptVersion> {
+        STORE_ASSIGN_OR_RETURN(const store::Prompt p, s.find_prompt(n));
+        return s.revert_prompt(p.id, version);
+      },
+      [this, name](store::PromptVersion v) {
+        wanted_version_ = v.version;
+        loadVersions(name);
+      });
+}
+
+void PromptLibraryPanel::toggleArchived() {
+  const QString name = selectedPrompt();
+  if (name.isEmpty()) return;
+  const bool archive = !archived_[name];
+  storage_->run(
+      this, archive ? tr("archiving %1").arg(name) : tr("restoring %1").arg(name),
+      [n = name.toStdString(), archive](store::Store& s) -> store::StoreResult<bool> {
+        STORE_ASSIGN_OR_RETURN(const store::Prompt p, s.find_prompt(n));
+        STORE_TRY(s.set_prompt_archived(p.id, archive));
+        return archive;
+      },
+      [this, name](bool) {
+        if (show_archived_) wanted_prompt_ = name;
+        reload();
+      });
+}
+
+void PromptLibraryPanel::setShowArchived(bool show) {
+  show_archived_ = show;
+  reload();
+}
+
+PromptDiffView* PromptLibraryPanel::compareVersions(int old_version, int new_version) {
+  const QString name = selectedPrompt();
+  if (name.isEmpty()) return nullptr;
+  auto* view = new PromptDiffView(storage_, name, this);
+  view->setAttribute(Qt::WA_DeleteOnClose);
+  if (old_version > 0 && new_version > 0) view->showVersions(old_version, new_version);
+  view->show();
+  return view;
+}
+
+void PromptLibraryPanel::showMetrics(qint64 version_id) {
+  storage_->run(
+      this, tr("measuring a prompt version"), [version_id](store::Store& s) { return s.version_metrics(version_id); },
+      [this, version_id](store::VersionMetrics m) {
+        if (version_list_->currentIndex().data(kVersionIdRole).toLongLong() != version_id) return;
+        if (m.answers == 0) {
+          metrics_->setText(tr("No answers with this version yet."));
+        } else {
+          QStringList finish;
+          for (const auto& [reason, n] : m.finish_reasons) {
+            finish << QStringLiteral("%1 %2").arg(QString::fromStdString(reason)).arg(n);
+          }
+          metrics_->setText(tr("%n answer(s) · median TTFT %1 ms · %2 tok/s · %3 tokens · %4 · 👍 %5 "
+                               "👎 %6",
+                               nullptr, static_cast<int>(m.answers))
+                                .arg(m.median_ttft_ms, 0, 'f', 1)
+                                .arg(m.median_decode_tok_s, 0, 'f', 1)
+                                .arg(m.median_generated_tokens, 0, 'f', 0)
+                                .arg(finish.join(QStringLiteral(", ")))
+                                .arg(m.rated_up)
+                                .arg(m.rated_down));
+        }
+        emit metricsShown(version_id);
       });
 }
 

@@ -1,16 +1,23 @@
 #include "app/storage_service.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QStandardPaths>
 
 #include "engine/core/log.h"
+#include "settings/settings.h"
 
 namespace hearth::app {
 
+// The same file as hearth-cli's default (settings::default_database_path):
+// the app and the command line share conversations, prompts and history.
 QString default_database_path() {
-  const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-  QDir().mkpath(dir);
-  return QDir(dir).filePath(QStringLiteral("hearth.db"));
+  const auto shared = settings::default_database_path();
+  const QString path = shared ? QString::fromStdString(shared->string())
+                              : QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+                                    .filePath(QStringLiteral("hearth.db"));
+  QDir().mkpath(QFileInfo(path).absolutePath());
+  return path;
 }
 
 StorageService::StorageService(const QString& db_path, QObject* parent) : QObject(parent) {
@@ -53,7 +60,11 @@ void StorageService::waitForIdle() {
 }
 
 void StorageService::fail(const QString& what, const store::StoreError& e) {
-  const QString message = tr("Database error while %1: %2").arg(what, QString::fromStdString(e.describe()));
+  // A refused request (a prompt variable without a value, a bad sampling
+  // value) is not the database's fault: say what was refused, not "Database error".
+  const QString message = e.code == store::StoreErrorCode::kInvalidArgument
+                              ? tr("Could not finish %1: %2").arg(what, QString::fromStdString(e.message))
+                              : tr("Database error while %1: %2").arg(what, QString::fromStdString(e.describe()));
   log::get("app")->error("{}", message.toStdString());
   QMetaObject::invokeMethod(
       this, [this, message] { emit error(message); }, Qt::QueuedConnection);

@@ -113,7 +113,8 @@ void StorageService::write(QString what, Work work) {
   });
 }
 
-// Where the app keeps its database: <AppDataLocation>/hearth.db.
+// Where the app keeps its database: settings::default_database_path(), the
+// same file hearth-cli uses by default (its folder is created).
 QString default_database_path();
 
 }  // namespace hearth::app

@@ -73,6 +73,7 @@ void run_import(const ImportOptions& o) {
   const store::ImportSummary r = unwrap(s->import_json(text));
   const json out{{"file", o.file},
                  {"prompts", r.prompts},
+                 {"prompts_reused", r.prompts_reused},
                  {"prompt_versions", r.prompt_versions},
                  {"conversations", r.conversations},
                  {"messages", r.messages},
@@ -85,8 +86,9 @@ void run_import(const ImportOptions& o) {
     std::cout << out.dump(2) << "\n";
     return;
   }
-  std::printf("imported %d conversations (%d messages), %d prompts (%d versions)%s\n", r.conversations, r.messages,
-              r.prompts, r.prompt_versions, r.ids_remapped ? "; ids already taken here were renumbered" : "");
+  std::printf("imported %d conversations (%d messages), %d prompts (%d versions), %d prompts already here%s\n",
+              r.conversations, r.messages, r.prompts, r.prompt_versions, r.prompts_reused,
+              r.ids_remapped ? "; ids already taken here were renumbered" : "");
   for (const auto& [from, to] : r.renamed_prompts) {
     std::printf("prompt \"%s\" exists here: imported as \"%s\"\n", from.c_str(), to.c_str());
   }

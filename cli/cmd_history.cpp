@@ -36,7 +36,14 @@ const std::map<std::string, store::HistorySort>& sort_columns() {
       {"prompt_tokens", store::HistorySort::kPromptTokens},
       {"generated_tokens", store::HistorySort::kGeneratedTokens},
       {"finish", store::HistorySort::kFinishReason},
-      {"rating", store::HistorySort::kRating}};
+      {"rating", store::HistorySort::kRating},
+      {"text", store::HistorySort::kText},
+      {"prompt_version", store::HistorySort::kPromptVersion},
+      {"quantization", store::HistorySort::kQuantization},
+      {"kv_precision", store::HistorySort::kKvPrecision},
+      {"device", store::HistorySort::kDevice},
+      {"temperature", store::HistorySort::kTemperature},
+      {"cached_tokens", store::HistorySort::kCachedTokens}};
   return columns;
 }
 

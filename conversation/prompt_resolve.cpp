@@ -39,4 +39,26 @@ store::StoreResult<Variables> remembered_variables(store::Store& store, store::I
   return Variables{};
 }
 
+store::StoreResult<NeededVariables> variables_needed(store::Store& store, store::Id conversation_id,
+                                                     const std::optional<std::string>& prompt, const Variables& given) {
+  std::optional<store::ResolvedPrompt> resolved;
+  if (prompt) {
+    STORE_ASSIGN_OR_RETURN(resolved, store.resolve_prompt(*prompt));
+  } else if (conversation_id != 0) {
+    STORE_ASSIGN_OR_RETURN(resolved, store.resolve_conversation_prompt(conversation_id));
+  }
+  NeededVariables out;
+  if (!resolved) return out;
+  out.prompt = resolved->prompt.name + "@" + std::to_string(resolved->version.version);
+  out.names = variables_in(resolved->version.text);
+  if (out.names.empty()) return out;
+  if (conversation_id != 0) {
+    STORE_ASSIGN_OR_RETURN(out.remembered, remembered_variables(store, conversation_id, resolved->prompt.id));
+  }
+  for (const auto& name : out.names) {
+    if (!given.count(name) && !out.remembered.count(name)) out.missing.push_back(name);
+  }
+  return out;
+}
+
 }  // namespace hearth::conversation

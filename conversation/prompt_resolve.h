@@ -3,6 +3,10 @@
 // variable values a conversation used last with a prompt.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "conversation/prompt_text.h"
 #include "store/store.h"
 
@@ -17,5 +21,19 @@ store::StoreResult<std::string> pinned_reference(store::Store& store, store::Id 
 // The variables of the newest answer on the conversation's current path that
 // used a version of `prompt_id`; none when no answer did.
 store::StoreResult<Variables> remembered_variables(store::Store& store, store::Id conversation_id, store::Id prompt_id);
+
+// The {{variables}} a send would fill: those of the prompt it applies
+// (`prompt` as TurnSettings::prompt, else what the conversation pins; none:
+// no variables), the values the conversation's last answer with that prompt
+// used, and the names that neither `given` nor those values cover. A front
+// end asks the user for `missing` before begin_send, which refuses them.
+struct NeededVariables {
+  std::string prompt;              // "NAME@VERSION" of the version it resolves to; "" when none applies
+  std::vector<std::string> names;  // every variable of its text, in order of first use
+  Variables remembered;            // values to offer
+  std::vector<std::string> missing;
+};
+store::StoreResult<NeededVariables> variables_needed(store::Store& store, store::Id conversation_id,
+                                                     const std::optional<std::string>& prompt, const Variables& given);
 
 }  // namespace hearth::conversation

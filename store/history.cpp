@@ -4,8 +4,11 @@
 // messages_children, generations_by_*) keep a page of 100,000 messages fast
 // (docs/benchmarks.md).
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "store/store_impl.h"
 
@@ -63,8 +66,29 @@ bool is_model_path(const std::string& model) {
   return model.find('/') != std::string::npos || model.ends_with(".gguf");
 }
 
-HistorySql history_sql(const HistoryQuery& q, bool full) {
-  HistorySql out{history_from(q, full), {}};
+// The rows of a page sorted by a measurement whose newest answer has a
+// generation record: walked from generations in the order of that column's
+// index (schema 3), so the page stops after `limit` rows.
+std::string measured_from() {
+  return " FROM generations g CROSS JOIN messages a ON a.id = g.message_id"
+         " CROSS JOIN messages u ON u.id = a.parent_id AND u.answer_id = a.id"
+         " JOIN conversations c ON c.id = u.conversation_id"
+         " LEFT JOIN prompt_versions pv ON pv.id = g.prompt_version_id"
+         " LEFT JOIN prompts p ON p.id = pv.prompt_id"
+         " LEFT JOIN ratings r ON r.message_id = a.id WHERE u.role = 'user'";
+}
+
+// The rows whose newest answer has no generation record (or that have no answer).
+std::string unmeasured_from() {
+  return " FROM messages u JOIN conversations c ON c.id = u.conversation_id"
+         " LEFT JOIN messages a ON a.id = u.answer_id LEFT JOIN generations g ON g.message_id = a.id"
+         " LEFT JOIN prompt_versions pv ON pv.id = g.prompt_version_id"
+         " LEFT JOIN prompts p ON p.id = pv.prompt_id"
+         " LEFT JOIN ratings r ON r.message_id = a.id WHERE u.role = 'user' AND g.message_id IS NULL";
+}
+
+HistorySql history_sql(const HistoryQuery& q, std::string from) {
+  HistorySql out{std::move(from), {}};
   const auto add = [&](std::string_view clause, Param value) {
     out.from_where += " AND ";
     out.from_where += clause;
@@ -89,28 +113,60 @@ HistorySql history_sql(const HistoryQuery& q, bool full) {
   return out;
 }
 
-std::string_view sort_column(HistorySort sort) {
+// The ORDER BY terms of a sort column, without their direction.
+std::vector<std::string_view> sort_terms(HistorySort sort) {
   switch (sort) {
     case HistorySort::kTime:
-      return "u.created_ms";
+      return {"u.created_ms"};
     case HistorySort::kConversation:
-      return "c.title COLLATE NOCASE";
+      return {"c.title COLLATE NOCASE"};
     case HistorySort::kModel:
-      return "g.model_name";
+      return {"g.model_name"};
     case HistorySort::kTtft:
-      return "g.ttft_ms";
+      return {"g.ttft_ms"};
     case HistorySort::kDecodeTps:
-      return "g.decode_tok_s";
+      return {"g.decode_tok_s"};
     case HistorySort::kPromptTokens:
-      return "g.prompt_tokens";
+      return {"g.prompt_tokens"};
     case HistorySort::kGeneratedTokens:
-      return "g.generated_tokens";
+      return {"g.generated_tokens"};
     case HistorySort::kFinishReason:
-      return "g.finish_reason";
+      return {"g.finish_reason"};
     case HistorySort::kRating:
-      return "coalesce(r.rating, 0)";
+      return {"coalesce(r.rating, 0)"};
+    case HistorySort::kText:
+      return {"u.content COLLATE NOCASE"};
+    case HistorySort::kPromptVersion:
+      return {"p.name COLLATE NOCASE", "pv.version"};
+    case HistorySort::kQuantization:
+      return {"g.quantization"};
+    case HistorySort::kKvPrecision:
+      return {"g.kv_precision"};
+    case HistorySort::kDevice:
+      return {"g.device"};
+    case HistorySort::kTemperature:
+      return {"g.temperature"};
+    case HistorySort::kCachedTokens:
+      return {"g.cached_tokens"};
   }
-  return "u.created_ms";
+  return {"u.created_ms"};
+}
+
+// Sorts with an index of their own on generations (schema 3).
+bool measurement_sort(HistorySort sort) {
+  return sort == HistorySort::kTtft || sort == HistorySort::kDecodeTps || sort == HistorySort::kPromptTokens ||
+         sort == HistorySort::kGeneratedTokens;
+}
+
+std::string order_by(const HistoryQuery& query, std::vector<std::string_view> terms) {
+  const std::string direction = query.descending ? " DESC" : " ASC";
+  std::string out = " ORDER BY ";
+  // Rows without the value (no answer, no record) come last either way.
+  for (const std::string_view term : terms) {
+    out += std::string(term) + direction + " NULLS LAST, ";
+  }
+  if (query.sort != HistorySort::kTime) out += "u.created_ms DESC, ";
+  return out + "u.id" + direction;
 }
 
 void bind_all(sql::Statement& stmt, const std::vector<Param>& params) {
@@ -158,41 +214,106 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
-StoreResult<std::vector<HistoryEntry>> Store::history(const HistoryQuery& query) {
-  const HistorySql parts = history_sql(query, true);
-  const std::string direction = query.descending ? " DESC" : " ASC";
-  // One conversation has few rows: sorting them beats walking the whole time
-  // index for them ('+' keeps SQLite from choosing that index for ORDER BY).
-  const std::string sort = query.conversation_id && query.sort == HistorySort::kTime
-                               ? "+u.created_ms"
-                               : std::string(sort_column(query.sort));
-  std::string sql =
+namespace {
+
+const std::string& entry_columns() {
+  static const std::string columns =
       "SELECT u.id, u.conversation_id, c.title, u.created_ms, u.content, a.id, r.rating, p.name, pv.version, " +
-      generation_columns("g.") + parts.from_where + " ORDER BY " + sort + direction;
-  if (query.sort != HistorySort::kTime) sql += ", u.created_ms DESC";
-  sql += ", u.id" + direction + " LIMIT ? OFFSET ?";
-  return impl_->read("reading the prompt history", [&]() -> StoreResult<std::vector<HistoryEntry>> {
-    STORE_ASSIGN_OR_RETURN(sql::Statement stmt, impl_->db.prepare(sql));
-    bind_all(stmt, parts.params);
-    const int n = static_cast<int>(parts.params.size());
-    stmt.bind(n + 1, std::int64_t{std::clamp(query.limit, 0, 10000)});
-    stmt.bind(n + 2, std::int64_t{std::max(query.offset, 0)});
-    std::vector<HistoryEntry> out;
-    for (;;) {
-      STORE_ASSIGN_OR_RETURN(const bool row, stmt.step());
-      if (!row) return out;
-      out.push_back(read_entry(stmt));
+      generation_columns("g.");
+  return columns;
+}
+
+// One page of `parts` in `order` (the caller holds the store's lock).
+StoreResult<void> read_page(sql::Db& db, const HistorySql& parts, const std::string& order, std::int64_t limit,
+                            std::int64_t offset, std::vector<HistoryEntry>& out) {
+  STORE_ASSIGN_OR_RETURN(sql::Statement stmt,
+                         db.prepare(entry_columns() + parts.from_where + order + " LIMIT ? OFFSET ?"));
+  bind_all(stmt, parts.params);
+  const int n = static_cast<int>(parts.params.size());
+  stmt.bind(n + 1, limit);
+  stmt.bind(n + 2, offset);
+  for (;;) {
+    STORE_ASSIGN_OR_RETURN(const bool row, stmt.step());
+    if (!row) return {};
+    out.push_back(read_entry(stmt));
+  }
+}
+
+StoreResult<std::int64_t> count_rows(sql::Db& db, const HistorySql& parts) {
+  STORE_ASSIGN_OR_RETURN(sql::Statement stmt, db.prepare("SELECT count(*)" + parts.from_where));
+  bind_all(stmt, parts.params);
+  STORE_ASSIGN_OR_RETURN(const bool row, stmt.step());
+  return row ? stmt.int64(0) : 0;
+}
+
+// A page sorted by a measurement: the measured rows in index order, then the
+// unmeasured ones (NULLS LAST, as every sort) by time. Only a page that
+// reaches past the measured rows counts them.
+StoreResult<std::vector<HistoryEntry>> measured_page(sql::Db& db, const HistoryQuery& query) {
+  const std::int64_t limit = std::clamp(query.limit, 0, 10000), offset = std::max(query.offset, 0);
+  const HistorySql measured = history_sql(query, measured_from());
+  const std::optional<HistorySql> unmeasured =
+      filters_generation(query) ? std::nullopt : std::optional<HistorySql>(history_sql(query, unmeasured_from()));
+  const std::string by_measure = order_by(query, sort_terms(query.sort));
+  const std::string by_time = order_by(query, {});
+  std::vector<std::pair<const HistorySql*, const std::string*>> parts{{&measured, &by_measure}};
+  if (unmeasured) parts.emplace_back(&*unmeasured, &by_time);
+  std::vector<HistoryEntry> out;
+  std::int64_t skip = offset;
+  for (std::size_t i = 0; i < parts.size() && static_cast<std::int64_t>(out.size()) < limit; ++i) {
+    const std::size_t before = out.size();
+    STORE_TRY(read_page(db, *parts[i].first, *parts[i].second, limit - static_cast<std::int64_t>(before), skip, out));
+    if (out.size() > before) {
+      skip = 0;  // this part ended inside the page: the next one starts at its beginning
+    } else if (i + 1 < parts.size()) {
+      STORE_ASSIGN_OR_RETURN(const std::int64_t rows, count_rows(db, *parts[i].first));
+      skip = std::max<std::int64_t>(skip - rows, 0);
     }
+  }
+  return out;
+}
+
+}  // namespace
+
+StoreResult<std::vector<HistoryEntry>> Store::history(const HistoryQuery& query) {
+  return impl_->read("reading the prompt history", [&]() -> StoreResult<std::vector<HistoryEntry>> {
+    if (measurement_sort(query.sort) && fts_query(query.search).empty()) return measured_page(impl_->db, query);
+    const HistorySql parts = history_sql(query, history_from(query, true));
+    // One conversation has few rows: sorting them beats walking the whole time
+    // index for them ('+' keeps SQLite from choosing that index for ORDER BY).
+    const auto terms = query.conversation_id && query.sort == HistorySort::kTime
+                           ? std::vector<std::string_view>{"+u.created_ms"}
+                           : sort_terms(query.sort);
+    std::vector<HistoryEntry> out;
+    STORE_TRY(read_page(impl_->db, parts, order_by(query, terms), std::clamp(query.limit, 0, 10000),
+                        std::max(query.offset, 0), out));
+    return out;
   });
 }
 
 StoreResult<std::int64_t> Store::history_count(const HistoryQuery& query) {
-  const HistorySql parts = history_sql(query, false);
-  return impl_->read("counting the prompt history", [&]() -> StoreResult<std::int64_t> {
-    STORE_ASSIGN_OR_RETURN(sql::Statement stmt, impl_->db.prepare("SELECT count(*)" + parts.from_where));
-    bind_all(stmt, parts.params);
-    STORE_ASSIGN_OR_RETURN(const bool row, stmt.step());
-    return row ? stmt.int64(0) : 0;
+  const HistorySql parts = history_sql(query, history_from(query, false));
+  return impl_->read("counting the prompt history",
+                     [&]() -> StoreResult<std::int64_t> { return count_rows(impl_->db, parts); });
+}
+
+StoreResult<HistoryFacets> Store::history_facets() {
+  return impl_->read("reading the history's filter values", [&]() -> StoreResult<HistoryFacets> {
+    HistoryFacets out;
+    const auto distinct = [&](std::string_view column, std::vector<std::string>& values) -> StoreResult<void> {
+      STORE_ASSIGN_OR_RETURN(sql::Statement stmt,
+                             impl_->db.prepare("SELECT DISTINCT " + std::string(column) + " FROM generations WHERE " +
+                                               std::string(column) + " <> '' ORDER BY 1"));
+      for (;;) {
+        STORE_ASSIGN_OR_RETURN(const bool row, stmt.step());
+        if (!row) return {};
+        values.push_back(stmt.text(0));
+      }
+    };
+    STORE_TRY(distinct("model_name", out.models));
+    STORE_TRY(distinct("quantization", out.quantizations));
+    STORE_TRY(distinct("finish_reason", out.finish_reasons));
+    return out;
   });
 }
 

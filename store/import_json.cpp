@@ -112,7 +112,98 @@ class Importer {
     }
   }
 
+  // The document's version as it would be stored (numbers and dates aside).
+  static PromptVersion version_in_document(const json& v, const std::string& path) {
+    PromptVersion out;
+    out.version = static_cast<int>(get_int(v, "version", path));
+    out.text = get_string(v, "text", path);
+    out.note = get_string(v, "note", path);
+    const json& c = get_object(v, "config", path);
+    const std::string cpath = path + ".config";
+    out.config.temperature = get_optional_real(c, "temperature", cpath);
+    out.config.top_p = get_optional_real(c, "top_p", cpath);
+    out.config.top_k = get_optional_int(c, "top_k", cpath);
+    out.config.min_p = get_optional_real(c, "min_p", cpath);
+    out.config.max_tokens = get_optional_int(c, "max_tokens", cpath);
+    out.config.stop = stop_in_config(c, cpath);
+    return out;
+  }
+
+  static std::optional<std::vector<std::string>> stop_in_config(const json& c, const std::string& cpath) {
+    if (!c.contains("stop") || c["stop"].is_null()) return std::nullopt;
+    if (!c["stop"].is_array()) throw BadDocument{cpath + ".stop: expected an array or null"};
+    std::vector<std::string> stop;
+    for (const json& s : c["stop"]) {
+      if (!s.is_string()) throw BadDocument{cpath + ".stop: expected strings"};
+      stop.push_back(s.get<std::string>());
+    }
+    return stop;
+  }
+
+  // The prompt here named like the document's when every version the
+  // document has is here with the same number, text, note and configuration
+  // (the same file imported again, or a copy of this library): it is reused
+  // instead of added under another name. nullopt otherwise.
+  // The names an earlier import gave it count too ("NAME (imported)", ...).
+  StoreResult<std::optional<Id>> same_prompt_here(const json& p, const std::string& path) {
+    const std::string name = get_string(p, "name", path);
+    STORE_ASSIGN_OR_RETURN(sql::Statement find, impl_.db.prepare("SELECT id FROM prompts WHERE name = ?"));
+    for (int n = 0;; ++n) {
+      const std::string candidate = n == 0   ? name
+                                    : n == 1 ? name + " (imported)"
+                                             : name + " (imported " + std::to_string(n) + ")";
+      find.reset();
+      find.bind(1, std::string_view(candidate));
+      STORE_ASSIGN_OR_RETURN(const bool found, find.step());
+      if (!found) return std::optional<Id>();  // free_name() stops here too
+      STORE_ASSIGN_OR_RETURN(const bool same, same_versions(find.int64(0), p, path));
+      if (same) return std::optional<Id>(find.int64(0));
+    }
+  }
+
+  StoreResult<bool> same_versions(Id here, const json& p, const std::string& path) {
+    const json& versions = get_array(p, "versions", path);
+    STORE_ASSIGN_OR_RETURN(sql::Statement load, impl_.db.prepare("SELECT " + std::string(kVersionColumns) +
+                                                                 " FROM prompt_versions WHERE prompt_id = ? AND "
+                                                                 "version = ?"));
+    for (std::size_t i = 0; i < versions.size(); ++i) {
+      const PromptVersion theirs = version_in_document(versions[i], at(path + ".versions", i));
+      load.reset();
+      load.bind(1, here).bind(2, std::int64_t{theirs.version});
+      STORE_ASSIGN_OR_RETURN(const bool row, load.step());
+      if (!row) return false;
+      const PromptVersion ours = read_prompt_version(load);
+      if (ours.text != theirs.text || ours.note != theirs.note || !(ours.config == theirs.config)) return false;
+    }
+    return true;
+  }
+
+  // A prompt already here (same_prompt_here): the document's ids map to it
+  // and its versions; its labels here stay, the document's new ones are added.
+  StoreResult<void> reuse_prompt(Id here, const json& p, const std::string& path) {
+    remember(prompts_, get_int(p, "id", path), here, path);
+    ++summary_.prompts_reused;
+    const json& versions = get_array(p, "versions", path);
+    STORE_ASSIGN_OR_RETURN(sql::Statement load,
+                           impl_.db.prepare("SELECT id FROM prompt_versions WHERE prompt_id = ? AND version = ?"));
+    for (std::size_t i = 0; i < versions.size(); ++i) {
+      const std::string vpath = at(path + ".versions", i);
+      load.reset();
+      load.bind(1, here).bind(2, get_int(versions[i], "version", vpath));
+      STORE_ASSIGN_OR_RETURN(const bool row, load.step());
+      if (!row) throw BadDocument{vpath + ": version vanished during import"};
+      remember(versions_, get_int(versions[i], "id", vpath), load.int64(0), vpath);
+    }
+    const json& labels = get_array(p, "labels", path);
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      STORE_TRY(add_label(here, labels[i], at(path + ".labels", i), /*keep_existing=*/true));
+    }
+    return {};
+  }
+
   StoreResult<void> add_prompt(const json& p, const std::string& path) {
+    STORE_ASSIGN_OR_RETURN(const std::optional<Id> same, same_prompt_here(p, path));
+    if (same) return reuse_prompt(*same, p, path);
     const std::string name = get_string(p, "name", path);
     STORE_ASSIGN_OR_RETURN(const std::string given, free_name(name));
     if (given != name) summary_.renamed_prompts[name] = given;
@@ -146,14 +237,8 @@ class Importer {
     stmt.bind(6, get_int(v, "created_ms", path)).bind(7, get_optional_real(c, "temperature", cpath));
     stmt.bind(8, get_optional_real(c, "top_p", cpath)).bind(9, get_optional_int(c, "top_k", cpath));
     stmt.bind(10, get_optional_real(c, "min_p", cpath)).bind(11, get_optional_int(c, "max_tokens", cpath));
-    if (c.contains("stop") && !c["stop"].is_null()) {
-      if (!c["stop"].is_array()) throw BadDocument{cpath + ".stop: expected an array or null"};
-      std::vector<std::string> stop;
-      for (const json& s : c["stop"]) {
-        if (!s.is_string()) throw BadDocument{cpath + ".stop: expected strings"};
-        stop.push_back(s.get<std::string>());
-      }
-      stmt.bind(12, std::string_view(strings_to_json(stop)));
+    if (const auto stop = stop_in_config(c, cpath)) {
+      stmt.bind(12, std::string_view(strings_to_json(*stop)));
     } else {
       stmt.bind_null(12);
     }
@@ -164,11 +249,16 @@ class Importer {
     return {};
   }
 
-  StoreResult<void> add_label(Id prompt_id, const json& l, const std::string& path) {
-    STORE_ASSIGN_OR_RETURN(sql::Statement stmt,
-                           impl_.db.prepare("INSERT INTO prompt_labels (prompt_id, label, version_id, updated_ms) "
-                                            "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (prompt_id, label) DO UPDATE SET "
-                                            "version_id = excluded.version_id, updated_ms = excluded.updated_ms"));
+  // keep_existing: a label this prompt already has here stays where it points.
+  StoreResult<void> add_label(Id prompt_id, const json& l, const std::string& path, bool keep_existing = false) {
+    STORE_ASSIGN_OR_RETURN(
+        sql::Statement stmt,
+        impl_.db.prepare(keep_existing ? "INSERT INTO prompt_labels (prompt_id, label, version_id, "
+                                         "updated_ms) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING"
+                                       : "INSERT INTO prompt_labels (prompt_id, label, version_id, "
+                                         "updated_ms) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (prompt_id, "
+                                         "label) DO UPDATE SET version_id = excluded.version_id, "
+                                         "updated_ms = excluded.updated_ms"));
     stmt.bind(1, prompt_id).bind(2, std::string_view(get_string(l, "label", path)));
     stmt.bind(3, mapped(versions_, get_int(l, "version_id", path), path + ": version"));
     stmt.bind(4, get_int(l, "updated_ms", path));

@@ -12,7 +12,9 @@
 
 namespace hearth::store {
 
-// Columns history can be sorted by. Ties always fall back to newest first.
+// Columns history can be sorted by. Ties always fall back to newest first;
+// rows without the value (a prompt without an answer or a generation record)
+// come last in either direction.
 enum class HistorySort {
   kTime,          // the user message's created time
   kConversation,  // conversation title
@@ -23,6 +25,21 @@ enum class HistorySort {
   kGeneratedTokens,
   kFinishReason,
   kRating,
+  // Added with the app's history window (sort by any column):
+  kText,           // the prompt's text
+  kPromptVersion,  // prompt name, then version number
+  kQuantization,
+  kKvPrecision,
+  kDevice,
+  kTemperature,  // the sampling's temperature
+  kCachedTokens,
+};
+
+// The values the history's filters can take, for the app's choosers.
+struct HistoryFacets {
+  std::vector<std::string> models{};  // model_name, sorted
+  std::vector<std::string> quantizations{};
+  std::vector<std::string> finish_reasons{};
 };
 
 // Every filter is ANDed; an unset one does not filter. Generation filters
@@ -104,6 +121,9 @@ struct ExportOptions {
 // What import_json added (ids are this database's).
 struct ImportSummary {
   int prompts = 0;
+  // Prompts of the document found here already, with the same versions (the
+  // same file imported twice): reused, not copied under another name.
+  int prompts_reused = 0;
   int prompt_versions = 0;
   int conversations = 0;
   int messages = 0;

@@ -220,9 +220,20 @@ CREATE TABLE experiment_results (
 CREATE INDEX experiment_results_by_experiment ON experiment_results(experiment_id, id);
 )sql";
 
+// Version 3: indexes on the measurement columns the history view sorts by,
+// so a page sorted by TTFT (tok/s, tokens) walks the index and stops after
+// the page instead of sorting every answer (history.cpp, measurement_sort).
+constexpr const char* kSchemaV3 = R"sql(
+CREATE INDEX generations_by_ttft ON generations(ttft_ms);
+CREATE INDEX generations_by_decode_tps ON generations(decode_tok_s);
+CREATE INDEX generations_by_prompt_tokens ON generations(prompt_tokens);
+CREATE INDEX generations_by_generated_tokens ON generations(generated_tokens);
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1},
     Migration{2, kSchemaV2},
+    Migration{3, kSchemaV3},
 };
 
 }  // namespace

@@ -193,6 +193,8 @@ class Store {
   StoreResult<std::vector<HistoryEntry>> history(const HistoryQuery& query);
   // How many rows history(query) has without limit and offset.
   StoreResult<std::int64_t> history_count(const HistoryQuery& query);
+  // The distinct models, quantizations and finish reasons answers recorded.
+  StoreResult<HistoryFacets> history_facets();
 
   // Experiments -------------------------------------------------------------
   StoreResult<Id> create_experiment(const NewExperiment& experiment);

@@ -262,6 +262,15 @@ int run(const Options& o) {
              o.reps);
   time_query(store, "conversation", {.conversation_id = 7, .limit = 100}, o.reps);
   time_query(store, "sorted by TTFT", {.limit = 100, .sort = hearth::store::HistorySort::kTtft}, o.reps);
+  time_query(store, "sorted by TTFT, ascending",
+             {.limit = 100, .sort = hearth::store::HistorySort::kTtft, .descending = false}, o.reps);
+  time_query(store, "sorted by TTFT, page 10", {.limit = 100, .offset = 900, .sort = hearth::store::HistorySort::kTtft},
+             o.reps);
+  time_query(store, "sorted by decode tok/s", {.limit = 100, .sort = hearth::store::HistorySort::kDecodeTps}, o.reps);
+  time_query(store, "sorted by TTFT, one model",
+             {.model = "gemma-3-270m", .limit = 100, .sort = hearth::store::HistorySort::kTtft}, o.reps);
+  time_query(store, "sorted by prompt version (no index)",
+             {.limit = 100, .sort = hearth::store::HistorySort::kPromptVersion}, o.reps);
   time_query(store, "page 100 (offset 9,900)", {.limit = 100, .offset = 9900}, o.reps);
   start = std::chrono::steady_clock::now();
   auto exported = store.export_json();

@@ -175,6 +175,32 @@ TEST_F(Turn, AMissingVariableIsRefusedBeforeAnythingIsWritten) {
   EXPECT_TRUE(store_->list_conversations()->empty());
 }
 
+// What a front end asks for before a send: the variables of the prompt the
+// send would apply (asked for, else pinned) that no value covers yet.
+TEST_F(Turn, VariablesNeededNameWhatNoValueCoversYet) {
+  auto none = variables_needed(*store_, 0, std::nullopt, {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->prompt.empty());
+  EXPECT_TRUE(none->missing.empty());
+  auto fresh = variables_needed(*store_, 0, std::string("helper@2"), {});
+  ASSERT_TRUE(fresh.ok()) << fresh.error().describe();
+  EXPECT_EQ(fresh->prompt, "helper@2");
+  EXPECT_EQ(fresh->names, (std::vector<std::string>{"who"}));
+  EXPECT_EQ(fresh->missing, (std::vector<std::string>{"who"}));
+  EXPECT_TRUE(variables_needed(*store_, 0, std::string("helper@2"), {{"who", "Al"}})->missing.empty());
+  // Once an answer recorded a value, the pinned prompt needs nothing more and offers it.
+  TurnSettings s = greedy();
+  s.prompt = std::string("helper@2");
+  s.variables = {{"who", "Al"}};
+  const TurnResult r = run(send(0, "Hi", s));
+  auto pinned = variables_needed(*store_, r.turn.conversation_id, std::nullopt, {});
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_EQ(pinned->prompt, "helper@2");
+  EXPECT_TRUE(pinned->missing.empty());
+  EXPECT_EQ(pinned->remembered, (Variables{{"who", "Al"}}));
+  EXPECT_FALSE(variables_needed(*store_, 0, std::string("ghost"), {}).ok());
+}
+
 TEST_F(Turn, UnknownPromptsAndVersionsAreNamed) {
   TurnSettings s = greedy();
   s.prompt = std::string("nobody");

@@ -97,26 +97,57 @@ TEST(StoreExportImport, ImportIntoAFilledDatabaseRemapsIds) {
   ASSERT_NE(a, nullptr);
   fill(*a);
   const std::string doc = exported(*a);
+  // A library that grew since the export still holds every version of the file's "old": reused too.
+  ASSERT_STORE_OK(a->add_prompt_version(a->find_prompt("old")->id, "changed here"));
+  const auto prompts_before = a->list_prompts()->size();
   auto summary = a->import_json(doc);  // into itself: every id is taken
   ASSERT_TRUE(summary.ok()) << summary.error().describe();
   EXPECT_TRUE(summary->ids_remapped);
-  EXPECT_EQ(summary->renamed_prompts.at("pirate"), "pirate (imported)");
+  // "pirate" is here with the same versions: reused, not copied.
+  EXPECT_EQ(summary->prompts_reused, 2);
+  EXPECT_EQ(summary->prompts, 0);
+  EXPECT_EQ(summary->renamed_prompts.size(), 0u);
+  EXPECT_EQ(a->list_prompts()->size(), prompts_before);
+  ASSERT_STORE_OK_AND_ASSIGN(const ResolvedPrompt pirate, a->resolve_prompt("pirate@production"));
+  EXPECT_EQ(pirate.version.version, 2);
+  EXPECT_EQ(a->list_prompt_versions(pirate.prompt.id)->size(), 3u);
   EXPECT_EQ(a->list_conversations({.include_archived = true})->size(), 2u);  // the trash stays out
-  ASSERT_STORE_OK_AND_ASSIGN(const ResolvedPrompt copy, a->resolve_prompt("pirate (imported)@production"));
-  EXPECT_EQ(copy.version.version, 2);
-  EXPECT_GT(copy.version.id, 4);
-  // The copied conversation's references point at the copies.
+  // The copied conversation's references point at the prompt that was here.
   const Conversation c = a->list_conversations()->front();
-  EXPECT_EQ(c.label_prompt_id, copy.prompt.id);
+  EXPECT_EQ(c.label_prompt_id, pirate.prompt.id);
   const std::vector<Message> path = *a->current_path(c.id);
   ASSERT_EQ(path.size(), 2u);
   EXPECT_EQ(path[1].content, "ahoy");
-  EXPECT_EQ(a->get_generation(path[1].id)->value().prompt_version_id, copy.version.id);
+  EXPECT_EQ(a->get_generation(path[1].id)->value().prompt_version_id, pirate.version.id);
   EXPECT_EQ(*a->get_rating(path[1].id), Rating::kUp);
   EXPECT_EQ(a->list_experiments()->size(), 2u);
-  // Importing the same document again still succeeds, with another suffix.
-  ASSERT_TRUE(a->import_json(doc).ok());
-  EXPECT_TRUE(a->find_prompt("pirate (imported 2)").ok());
+  // Importing the same document again adds no prompt either.
+  ASSERT_STORE_OK_AND_ASSIGN(const ImportSummary again, a->import_json(doc));
+  EXPECT_EQ(again.prompts_reused, 2);
+  EXPECT_EQ(again.prompts, 0);
+  EXPECT_EQ(a->list_prompts()->size(), prompts_before);
+  EXPECT_FALSE(a->find_prompt("pirate (imported)").ok());
+}
+
+TEST(StoreExportImport, APromptWithOtherVersionsIsCopiedUnderANewName) {
+  TempDir dir;
+  auto a = testing::open_store(testing::options_for(dir.file("a.db")));
+  auto b = testing::open_store(testing::options_for(dir.file("b.db")));
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  fill(*a);
+  ASSERT_STORE_OK(b->add_prompt("pirate", {"Something else.", "", {}}));
+  ASSERT_STORE_OK_AND_ASSIGN(const ImportSummary s, b->import_json(exported(*a)));
+  EXPECT_EQ(s.prompts_reused, 0);
+  EXPECT_EQ(s.renamed_prompts.at("pirate"), "pirate (imported)");
+  EXPECT_EQ(b->resolve_prompt("pirate (imported)@production")->version.text, "Arr!");
+  EXPECT_EQ(b->resolve_prompt("pirate")->version.text, "Something else.");
+  // Imported again: the copy the first import made is found and reused.
+  const auto prompts = b->list_prompts()->size();
+  ASSERT_STORE_OK_AND_ASSIGN(const ImportSummary t, b->import_json(exported(*a)));
+  EXPECT_EQ(t.prompts_reused, 2);  // "pirate (imported)" and "old"
+  EXPECT_EQ(t.renamed_prompts.size(), 0u);
+  EXPECT_EQ(b->list_prompts()->size(), prompts);
 }
 
 TEST(StoreExportImport, OneConversationBringsItsPrompts) {

@@ -130,7 +130,7 @@ TEST_F(StoreHistory, FullTextSearchOverPromptText) {
 }
 
 TEST_F(StoreHistory, SortAndPage) {
-  EXPECT_EQ(ids({.sort = HistorySort::kTtft, .descending = false}), expect({4, 1, 2, 0, 3}));  // NULL first
+  EXPECT_EQ(ids({.sort = HistorySort::kTtft, .descending = false}), expect({1, 2, 0, 3, 4}));  // NULL last
   EXPECT_EQ(ids({.sort = HistorySort::kTtft}), expect({3, 0, 2, 1, 4}));
   EXPECT_EQ(ids({.sort = HistorySort::kConversation, .descending = false}), expect({4, 3, 2, 1, 0}));
   EXPECT_EQ(ids({.sort = HistorySort::kRating}), expect({0, 4, 3, 2, 1}));
@@ -140,6 +140,43 @@ TEST_F(StoreHistory, SortAndPage) {
   ASSERT_EQ(page->size(), 2u);
   EXPECT_EQ((*page)[0].message_id, ids_[3]);
   EXPECT_EQ(*store_->history_count({.limit = 2, .offset = 1}), 5);  // limit and offset ignored
+}
+
+// Every sort column, both directions: pages of 2 put together are the whole
+// list (the measurement sorts read their rows in two parts, schema 3's index
+// order then the unanswered prompts).
+TEST_F(StoreHistory, EverySortPagesConsistently) {
+  for (int column = 0; column <= static_cast<int>(HistorySort::kCachedTokens); ++column) {
+    for (const bool descending : {true, false}) {
+      const auto sort = static_cast<HistorySort>(column);
+      const std::vector<Id> all = ids({.sort = sort, .descending = descending});
+      ASSERT_EQ(all.size(), 5u) << column;
+      std::vector<Id> paged;
+      for (int offset = 0; offset < 6; offset += 2) {
+        auto page = store_->history({.limit = 2, .offset = offset, .sort = sort, .descending = descending});
+        ASSERT_TRUE(page.ok()) << page.error().describe();
+        for (const HistoryEntry& e : *page) paged.push_back(e.message_id);
+      }
+      EXPECT_EQ(paged, all) << "sort " << column << (descending ? " descending" : " ascending");
+    }
+  }
+  EXPECT_EQ(ids({.sort = HistorySort::kText, .descending = false}), expect({3, 2, 0, 4, 1}));
+  EXPECT_EQ(ids({.sort = HistorySort::kPromptVersion, .descending = true}), expect({1, 0, 2, 4, 3}));
+  EXPECT_EQ(ids({.sort = HistorySort::kGeneratedTokens, .descending = false}), expect({1, 2, 0, 3, 4}));
+  EXPECT_EQ(ids({.sort = HistorySort::kModel, .descending = false}), expect({3, 2, 1, 0, 4}));  // NULL last too
+  // With a generation filter there are no unanswered rows to add.
+  EXPECT_EQ(ids({.model = "smol", .sort = HistorySort::kTtft}), expect({0, 1}));
+  auto past = store_->history({.limit = 2, .offset = 4, .sort = HistorySort::kTtft});
+  ASSERT_TRUE(past.ok());
+  ASSERT_EQ(past->size(), 1u);
+  EXPECT_EQ(past->front().message_id, ids_[4]);  // the unanswered prompt, after the 4 measured ones
+}
+
+TEST_F(StoreHistory, FacetsListWhatAnswersRecorded) {
+  ASSERT_STORE_OK_AND_ASSIGN(const HistoryFacets f, store_->history_facets());
+  EXPECT_EQ(f.models, (std::vector<std::string>{"gemma", "smol"}));
+  EXPECT_EQ(f.quantizations, (std::vector<std::string>{"Q4_1", "Q4_K_M"}));
+  EXPECT_EQ(f.finish_reasons, (std::vector<std::string>{"length", "stop"}));
 }
 
 TEST_F(StoreHistory, NewestAnswerAndTrash) {

@@ -68,6 +68,35 @@ std::vector<Fixture> fixtures() {
                  EXPECT_EQ(history->front().prompt_name, "Pirate");
                  EXPECT_EQ(s.get_conversation(1)->prompt_version_id, 2);
                }});
+  // Version 2: two answered prompts with measurements; version 3 adds the
+  // measurement indexes, and a TTFT sort reads them (with an unanswered prompt last).
+  f.push_back({[](sql::Db& db) {
+                 ASSERT_TRUE(db.exec(R"sql(
+      INSERT INTO conversations (id, title, created_ms, updated_ms) VALUES (1, 'Two', 10, 20);
+      INSERT INTO messages (id, conversation_id, parent_id, role, content, state, created_ms, updated_ms) VALUES
+        (1, 1, NULL, 'user', 'first', 'complete', 11, 11), (2, 1, 1, 'assistant', 'a', 'complete', 12, 12),
+        (3, 1, 2, 'user', 'second', 'complete', 13, 13), (4, 1, 3, 'assistant', 'b', 'complete', 14, 14),
+        (5, 1, 4, 'user', 'third', 'complete', 15, 15);
+      UPDATE conversations SET current_leaf_id = 5;
+      INSERT INTO generations (message_id, model_path, model_sha256, quantization, kv_precision, device, temperature,
+        top_k, top_p, min_p, repeat_penalty, frequency_penalty, presence_penalty, penalty_last_n, seed, prompt_tokens,
+        cached_tokens, generated_tokens, ttft_ms, prefill_tok_s, decode_tok_s, itl_p50_ms, itl_p95_ms,
+        peak_memory_bytes, finish_reason, started_ms, finished_ms, model_name) VALUES
+        (2, '/m/a.gguf', '', 'Q4_1', 'f16', 'cpu', 0, 0, 1, 0, 1, 0, 0, 64, 1, 5, 0, 3, 40, 0, 9, 0, 0, 0, 'stop', 11,
+         12, 'a'),
+        (4, '/m/a.gguf', '', 'Q4_1', 'f16', 'cpu', 0, 0, 1, 0, 1, 0, 0, 64, 1, 5, 0, 3, 20, 0, 9, 0, 0, 0, 'stop', 13,
+         14, 'a');
+    )sql")
+                                 .ok());
+               },
+               [](Store& s) {
+                 auto rows = s.history({.sort = HistorySort::kTtft});
+                 ASSERT_TRUE(rows.ok()) << rows.error().describe();
+                 ASSERT_EQ(rows->size(), 3u);
+                 EXPECT_EQ((*rows)[0].text, "first");  // TTFT 40
+                 EXPECT_EQ((*rows)[1].text, "second");
+                 EXPECT_EQ((*rows)[2].text, "third");  // no answer: last
+               }});
   return f;
 }
 
