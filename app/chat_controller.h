@@ -46,6 +46,10 @@ class ChatController : public QObject {
   const SamplingParams& sampling() const { return sampling_; }
   void setSampling(const SamplingParams& sampling) { sampling_ = sampling; }
   void setMaxTokens(int max_tokens) { max_tokens_ = max_tokens; }
+  // Sent first (and recorded as the answer's system_text) when no prompt
+  // version is pinned and the conversation has no system message; blank: none.
+  void setSystemPrompt(const QString& prompt) { system_prompt_ = prompt; }
+  const QString& systemPrompt() const { return system_prompt_; }
 
  public slots:
   void reloadConversations();
@@ -64,6 +68,13 @@ class ChatController : public QObject {
   // unpins) to the open conversation; with none open yet, the first send
   // applies and pins it. Applies from the next message on.
   void pinPrompt(const QString& reference);
+  // Opens the conversation holding `message_id` on the branch through it,
+  // then says messageShown(message_id) (the view scrolls to and highlights it).
+  void showMessage(qint64 message_id);
+  // The context use of the open conversation when its last answer has no
+  // record (interrupted by a crash, or not answered yet): counted by the
+  // backend. Called on open, and again when a model is loaded.
+  void recountContext();
 
  signals:
   void conversationOpened(qint64 id);
@@ -77,6 +88,7 @@ class ChatController : public QObject {
   void unsentText(const QString& text);
   // The open conversation's pin changed (pinPrompt, or opening another one): "" when none.
   void promptPinned(const QString& reference);
+  void messageShown(qint64 message_id);
 
  private:
   struct Streaming {
@@ -103,7 +115,9 @@ class ChatController : public QObject {
   QTimer save_timer_;
   SamplingParams sampling_;
   int max_tokens_ = 1024;
-  QString next_prompt_;  // pinned by the first send of a new conversation
+  QString system_prompt_;
+  qint64 context_count_tag_ = 0;  // the count asked for by recountContext(); 0: none awaited
+  QString next_prompt_;           // pinned by the first send of a new conversation
 };
 
 // A conversation's title from its first message: the first line, at most 48 characters.

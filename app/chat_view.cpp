@@ -1,12 +1,16 @@
 #include "app/chat_view.h"
 
 #include <QLabel>
+#include <QResizeEvent>
 #include <QScrollBar>
+#include <QStyle>
 #include <QTimer>
 #include <QVBoxLayout>
 
 #include "app/chat_model.h"
 #include "app/message_widget.h"
+
+#include <algorithm>
 
 namespace hearth::app {
 
@@ -49,6 +53,14 @@ ChatView::ChatView(ChatModel* model, QWidget* parent) : QScrollArea(parent), mod
   rebuild();
 }
 
+void ChatView::resizeEvent(QResizeEvent* event) {
+  QScrollArea::resizeEvent(event);
+  // Side margins that keep the column at most kMaxMessageWidth (16 px at least).
+  const int side = std::max(16, (viewport()->width() - kMaxMessageWidth) / 2);
+  const QMargins m = column_->contentsMargins();
+  if (m.left() != side) column_->setContentsMargins(side, m.top(), side, m.bottom());
+}
+
 MessageWidget* ChatView::messageAt(int row) const {
   return row >= 0 && row < messageCount() ? widgets_[static_cast<std::size_t>(row)] : nullptr;
 }
@@ -89,6 +101,35 @@ void ChatView::updateRow(int row) {
   v.finish_reason = i.data(ChatModel::kFinishReasonRole).toString();
   v.last = row == model_->rowCount() - 1;
   w->setMessage(v);
+}
+
+bool ChatView::highlightMessage(qint64 message_id) {
+  MessageWidget* target = nullptr;
+  for (MessageWidget* w : widgets_) {
+    setHighlighted(w, false);
+    if (w->messageId() == message_id) target = w;
+  }
+  highlighted_ = 0;
+  if (!target) return false;
+  highlighted_ = message_id;
+  setHighlighted(target, true);
+  at_end_ = false;  // stay on it while the layout settles
+  content_->layout()->activate();
+  ensureWidgetVisible(target, 0, 24);
+  // Again once the scroll area has taken the new content size (a path just shown).
+  QTimer::singleShot(0, target, [this, target] { ensureWidgetVisible(target, 0, 24); });
+  QTimer::singleShot(4000, target, [this, target, message_id] {
+    setHighlighted(target, false);
+    if (highlighted_ == message_id) highlighted_ = 0;
+  });
+  return true;
+}
+
+void ChatView::setHighlighted(MessageWidget* w, bool on) {
+  if (w->property("highlighted").toBool() == on) return;
+  w->setProperty("highlighted", on);
+  w->style()->unpolish(w);
+  w->style()->polish(w);
 }
 
 void ChatView::scrollToEnd() {

@@ -27,6 +27,7 @@ class Banner;
 class ChatController;
 class ChatView;
 class ConversationDock;
+class ConversationSettingsKeeper;
 class EngineBridge;
 class PromptedBackend;
 class InputBox;
@@ -81,7 +82,7 @@ class MainWindow : public QMainWindow {
   void setGenerating(bool generating);
   void connectGeneration();
   GenerationSettings generationDefaults() const;
-  void showGenerationFor(qint64 conversation);  // its settings, else the defaults: in the panel and in use
+  void applyGeneration(const GenerationSettings& g);  // the open conversation's: in the panel and in use
   QString initialModel(const MainWindowOptions& options) const;
 
   AppSettings settings_;
@@ -105,9 +106,9 @@ class MainWindow : public QMainWindow {
   QDockWidget* prompt_dock_ = nullptr;  // the prompt library (PromptLibraryPanel)
   QDockWidget* generation_dock_ = nullptr;
   GenerationPanel* generation_panel_ = nullptr;
-  // Per conversation (0: the new chat being written), for this session; the
-  // settings file holds the defaults. Each answer's generation record keeps what it used.
-  std::map<qint64, GenerationSettings> per_conversation_;
+  // Per conversation, in the store; the settings file holds the defaults.
+  // Each answer's generation record keeps what it used.
+  ConversationSettingsKeeper* generation_ = nullptr;
   bool new_chat_sent_ = false;  // the new chat's settings move to the conversation its first send creates
   std::optional<int> max_tokens_override_;
   QActionGroup* theme_group_ = nullptr;
