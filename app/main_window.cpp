@@ -257,6 +257,10 @@ void MainWindow::connectGeneration() {
     saveSettings();
     if (engine_->model()) loadModel(engine_->model()->path);  // the context is the model's: a reload
   });
+  // A send from the new chat (however it was asked for) creates the conversation that adopts its settings.
+  connect(controller_.get(), &ChatController::generatingChanged, this, [this](bool on) {
+    if (controller_->currentConversation() == 0) new_chat_sent_ = on;  // off: the send failed
+  });
   connect(controller_.get(), &ChatController::conversationOpened, this, [this](qint64 id) {
     if (id != 0 && std::exchange(new_chat_sent_, false)) {
       generation_->adoptNewChat(id);  // the new chat's settings go with it
@@ -289,7 +293,6 @@ void MainWindow::sendInput() {
   if (text.trimmed().isEmpty()) return;
   if (controller_->generating()) return banner_->showError(tr("Wait for the current answer, or press Stop (Esc)."));
   if (!engine_->model()) return banner_->showError(tr("No model is loaded yet."));
-  new_chat_sent_ = controller_->currentConversation() == 0;
   controller_->send(text);
   input_->clear();
 }

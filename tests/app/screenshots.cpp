@@ -93,6 +93,8 @@ int main(int argc, char** argv) {
   settle(800);
   ok = save(window, out, "chatting.png") && ok;
   window.perfDock()->show();
+  window.perfDock()->raise();                                      // a tab beside Generation
+  window.resizeDocks({window.perfDock()}, {430}, Qt::Horizontal);  // the charts need ~400 px
   ok = answer(c, QStringLiteral("Name three colours of the rainbow.")) && ok;
   settle(1500);
   ok = save(window, out, "performance.png") && ok;
