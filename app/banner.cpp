@@ -16,7 +16,10 @@ Banner::Banner(QWidget* parent) : QFrame(parent) {
   text_ = new QLabel(this);
   text_->setObjectName(QStringLiteral("bannerText"));
   text_->setWordWrap(true);
-  text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  text_->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
+  connect(text_, &QLabel::linkActivated, this, [this](const QString& href) {
+    if (on_link_) on_link_(href);
+  });
   layout->addWidget(text_, 1);
   action_ = new QPushButton(this);
   action_->setObjectName(QStringLiteral("bannerAction"));
@@ -38,12 +41,22 @@ Banner::Banner(QWidget* parent) : QFrame(parent) {
   hide();
 }
 
-void Banner::present(const QString& kind, const QString& message) {
+void Banner::present(const QString& kind, const QString& message, Qt::TextFormat format) {
   setProperty("kind", kind);
   style()->unpolish(this);
   style()->polish(this);
+  if (format == Qt::PlainText) on_link_ = nullptr;
+  text_->setTextFormat(format);  // a message naming a file or an error is never read as HTML
   text_->setText(message);
   show();
+}
+
+void Banner::showLinks(const QString& html, std::function<void(const QString&)> on_link) {
+  hide_timer_->stop();
+  on_action_ = nullptr;
+  action_->hide();
+  present(QStringLiteral("info"), html, Qt::RichText);
+  on_link_ = std::move(on_link);
 }
 
 void Banner::showError(const QString& message) {

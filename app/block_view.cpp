@@ -1,5 +1,8 @@
 #include "app/block_view.h"
 
+#include "app/code_highlighter.h"
+#include "app/markdown_style.h"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QEvent>
@@ -11,8 +14,16 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace hearth::app {
+namespace {
+
+bool dark_palette_in_use() {
+  return QApplication::palette().color(QPalette::Window).lightness() < 128;
+}
+
+}  // namespace
 
 QToolButton* flat_button(const QString& text, const QString& name, const QString& tip, QWidget* parent) {
   auto* b = new QToolButton(parent);
@@ -72,13 +83,25 @@ qsizetype BlockView::show(const MarkdownBlock& block) {
   if (block == block_ && (prose_ || !chunks_.empty())) return 0;
   qsizetype rendered = 0;
   if (prose_) {
-    prose_->setText(block.text);
+    if (needs_styled_markdown(block.text)) {
+      prose_->setTextFormat(Qt::RichText);
+      prose_->setText(styled_markdown_html(block.text, palette()));
+    } else {
+      prose_->setTextFormat(Qt::MarkdownText);
+      prose_->setText(block.text);
+    }
     rendered = block.text.size();
     block_ = block;
   } else {
     if (block.language != block_.language) {
       language_->setText(block.language);
       rendered += block.language.size();
+      const CodeLanguage* language = code_language(block.language);
+      if (language != code_language_) {
+        code_language_ = language;
+        chunk_texts_.clear();  // everything again, in the new colours
+        chunk_states_.clear();
+      }
     }
     block_.language = block.language;
     block_.closed = block.closed;
@@ -118,6 +141,10 @@ void BlockView::resizeEvent(QResizeEvent*) {
 void BlockView::changeEvent(QEvent* event) {
   // A new font or style changes the heights.
   if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) contentChanged();
+  if (event->type() == QEvent::PaletteChange && code_language_) rehighlight();
+  if (event->type() == QEvent::PaletteChange && prose_ && prose_->textFormat() == Qt::RichText) {
+    prose_->setText(styled_markdown_html(block_.text, palette()));
+  }
   QWidget::changeEvent(event);
 }
 
@@ -132,6 +159,8 @@ qsizetype BlockView::showCode(const QString& text) {
   qsizetype pos = chunk_starts_.empty() ? 0 : chunk_starts_[index];
   chunk_starts_.resize(index);
   qsizetype rendered = 0;
+  // The tokenizer's state where the chunk about to be shown starts.
+  int state = index < chunk_states_.size() && chunk_states_[index] >= 0 ? chunk_states_[index] : kCodeStateNone;
   for (bool more = true; more; ++index) {
     // The chunk runs to its kCodeChunkLines-th newline (not shown), or to the end.
     qsizetype stop = pos;
@@ -150,10 +179,32 @@ qsizetype BlockView::showCode(const QString& text) {
       stop = nl + 1;
     }
     if (index == chunks_.size()) chunks_.push_back(makeChunk());
+    if (chunk_texts_.size() <= index) {
+      chunk_texts_.resize(index + 1);
+      chunk_states_.resize(index + 1, -1);
+    }
     const QString piece = text.mid(pos, stop - pos);
-    if (chunks_[index]->text() != piece) {
-      chunks_[index]->setText(piece);
+    const int state_in = index == 0 ? kCodeStateNone : state;
+    bool state_known = false;
+    if (chunk_texts_[index] != piece || chunk_states_[index] != state_in || chunks_[index]->text().isEmpty()) {
+      if (code_language_) {
+        state = state_in;
+        chunks_[index]->setTextFormat(Qt::RichText);
+        chunks_[index]->setText(highlight_code_html(*code_language_, piece, state, dark_palette_in_use()));
+        state_known = true;
+      } else {
+        chunks_[index]->setTextFormat(Qt::PlainText);
+        chunks_[index]->setText(piece);
+      }
+      chunk_texts_[index] = piece;
+      chunk_states_[index] = state_in;
       rendered += piece.size();
+    }
+    if (code_language_ && !state_known) {  // the state the next chunk starts in
+      state = state_in;
+      for (const QStringView line : QStringView(piece).split(QLatin1Char('\n'))) {
+        highlight_code_line(*code_language_, line, state);
+      }
     }
     chunk_starts_.push_back(pos);
     pos = stop + 1;
@@ -162,8 +213,17 @@ qsizetype BlockView::showCode(const QString& text) {
     delete chunks_.back();
     chunks_.pop_back();
   }
+  chunk_texts_.resize(chunks_.size());
+  chunk_states_.resize(chunks_.size());
   block_.text = text;
   return rendered;
+}
+
+void BlockView::rehighlight() {
+  std::fill(chunk_states_.begin(), chunk_states_.end(), -1);
+  const QString text = std::exchange(block_.text, QString());
+  showCode(text);
+  contentChanged();
 }
 
 QLabel* BlockView::makeChunk() {

@@ -24,6 +24,8 @@ class QVBoxLayout;
 
 namespace hearth::app {
 
+struct CodeLanguage;
+
 // A tool button that never takes keyboard focus: clicking it leaves the
 // focus (and what is typed) in the input box.
 QToolButton* flat_button(const QString& text, const QString& name, const QString& tip, QWidget* parent);
@@ -65,8 +67,15 @@ class BlockView : public QWidget {
   QLabel* prose_ = nullptr;
   QLabel* language_ = nullptr;
   QVBoxLayout* code_column_ = nullptr;
+  void rehighlight();  // the colours follow the theme
+
   std::vector<QLabel*> chunks_;
   std::vector<qsizetype> chunk_starts_;  // offset in block_.text where each chunk starts
+  // Highlighting (code_highlighter.h), when the fence names a known language:
+  // each chunk's plain text and the tokenizer state it starts in.
+  const CodeLanguage* code_language_ = nullptr;
+  std::vector<QString> chunk_texts_;
+  std::vector<int> chunk_states_;
 };
 
 }  // namespace hearth::app

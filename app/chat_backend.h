@@ -26,9 +26,13 @@ class ChatBackend : public QObject {
   virtual void generate(const GenerationRequest& request) = 0;
   // Unknown or finished tags are ignored.
   virtual void cancel(qint64 tag) = 0;
+  // Answered by one tokensCounted(request.tag, n), perhaps before this
+  // returns; n < 0 when nothing can count now (no model). By default nothing can.
+  virtual void countTokens(const TokenCountRequest& request) { emit tokensCounted(request.tag, -1); }
 
  signals:
   void tokens(qint64 tag, const QString& text, int count);
+  void tokensCounted(qint64 tag, int tokens);
   void finished(const hearth::app::GenerationDone& done);
 };
 

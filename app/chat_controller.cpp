@@ -61,6 +61,11 @@ ChatController::ChatController(StorageService* storage, ChatBackend* backend, QO
   connect(&save_timer_, &QTimer::timeout, this, &ChatController::saveStreaming);
   connect(backend_, &ChatBackend::tokens, this, [this](qint64 tag, const QString& text, int) { onTokens(tag, text); });
   connect(backend_, &ChatBackend::finished, this, &ChatController::onFinished);
+  connect(backend_, &ChatBackend::tokensCounted, this, [this](qint64 tag, int tokens) {
+    if (tag != context_count_tag_ || context_count_tag_ == 0) return;
+    context_count_tag_ = 0;
+    if (tokens >= 0) emit contextUsage(tokens);
+  });
   connect(storage_, &StorageService::error, this, [this](const QString& message) {
     pending_ = false;
     if (!unsent_.isEmpty()) emit unsentText(std::exchange(unsent_, QString()));
@@ -91,21 +96,28 @@ void ChatController::newConversation() {
   emit contextUsage(0);
 }
 
+namespace {
+
+// An opened conversation: its current path and its pin (as a reference).
+struct Opened {
+  ConversationPath path;
+  std::string pin;
+};
+
+store::StoreResult<Opened> read_opened(store::Store& s, store::Id id) {
+  Opened out;
+  STORE_ASSIGN_OR_RETURN(out.path, load_path(s, id));
+  STORE_ASSIGN_OR_RETURN(out.pin, conversation::pinned_reference(s, id));
+  return out;
+}
+
+}  // namespace
+
 void ChatController::openConversation(qint64 id) {
   if (id == conversation_ && chat_->conversationId() == id) return;
   conversation_ = id;
-  struct Opened {
-    ConversationPath path;
-    std::string pin;  // the pinned prompt, as a reference
-  };
   storage_->run(
-      this, tr("opening conversation %1").arg(id),
-      [id](store::Store& s) -> store::StoreResult<Opened> {
-        Opened out;
-        STORE_ASSIGN_OR_RETURN(out.path, load_path(s, id));
-        STORE_ASSIGN_OR_RETURN(out.pin, conversation::pinned_reference(s, id));
-        return out;
-      },
+      this, tr("opening conversation %1").arg(id), [id](store::Store& s) { return read_opened(s, id); },
       [this](Opened opened) {
         if (opened.path.conversation_id != conversation_) return;  // another one was opened meanwhile
         next_prompt_.clear();
@@ -124,6 +136,42 @@ void ChatController::showPath(ConversationPath path) {
   chat_->setPath(std::move(path));
   emit conversationOpened(id);
   emit contextUsage(used);
+  recountContext();
+}
+
+void ChatController::recountContext() {
+  context_count_tag_ = 0;
+  const auto& rows = chat_->rows();
+  if (rows.empty() || rows.back().generation || rows.back().message.state == store::MessageState::kStreaming) return;
+  // What the model would hold: the path as a request sends it (the plain
+  // system prompt first unless the conversation has its own).
+  TokenCountRequest request;
+  const bool own_system =
+      std::any_of(rows.begin(), rows.end(), [](const ChatRow& r) { return r.message.role == store::Role::kSystem; });
+  if (!own_system && !system_prompt_.trimmed().isEmpty())
+    request.turns.push_back({"system", system_prompt_.toStdString()});
+  for (const ChatRow& r : rows) request.turns.push_back({store::to_string(r.message.role), r.message.content});
+  static qint64 next_tag = 0;
+  request.tag = context_count_tag_ = ++next_tag;
+  backend_->countTokens(request);
+}
+
+void ChatController::showMessage(qint64 message_id) {
+  if (generating()) return emit errorOccurred(tr("Wait for the current answer to finish, or stop it."));
+  storage_->run(
+      this, tr("opening message %1").arg(message_id),
+      [message_id](store::Store& s) -> store::StoreResult<Opened> {
+        STORE_ASSIGN_OR_RETURN(const store::Message m, s.get_message(message_id));
+        STORE_TRY(s.switch_branch(message_id));
+        return read_opened(s, m.conversation_id);
+      },
+      [this, message_id](Opened opened) {
+        conversation_ = opened.path.conversation_id;
+        next_prompt_.clear();
+        showPath(std::move(opened.path));
+        emit promptPinned(QString::fromStdString(opened.pin));
+        emit messageShown(message_id);
+      });
 }
 
 bool ChatController::refuseWhileBusy() {
@@ -143,6 +191,7 @@ conversation::TurnSettings ChatController::turnSettings() const {
   if (conversation_ == 0 && !next_prompt_.isEmpty()) settings.prompt = next_prompt_.toStdString();
   settings.sampling = sampling_;  // seed 0: conversation/ picks a fresh one per answer (Regenerate differs)
   settings.max_tokens = max_tokens_;
+  if (!system_prompt_.trimmed().isEmpty()) settings.system_prompt = system_prompt_.toStdString();
   return settings;
 }
 

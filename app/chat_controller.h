@@ -49,6 +49,10 @@ class ChatController : public QObject {
   const SamplingParams& sampling() const { return sampling_; }
   void setSampling(const SamplingParams& sampling) { sampling_ = sampling; }
   void setMaxTokens(int max_tokens) { max_tokens_ = max_tokens; }
+  // Sent first (and recorded as the answer's system_text) when no prompt
+  // version is pinned and the conversation has no system message; blank: none.
+  void setSystemPrompt(const QString& prompt) { system_prompt_ = prompt; }
+  const QString& systemPrompt() const { return system_prompt_; }
 
  public slots:
   void reloadConversations();
@@ -81,6 +85,12 @@ class ChatController : public QObject {
   void sendWithVariables(const QString& text, const std::map<std::string, std::string>& values);
   // The user declined to fill them: the text goes back to the input box.
   void cancelVariables(const QString& text);
+  // The same, found from the message alone (the crash banner's links).
+  void showMessage(qint64 message_id);
+  // The context use of the open conversation when its last answer has no
+  // record (interrupted by a crash, or not answered yet): counted by the
+  // backend. Called on open, and again when a model is loaded.
+  void recountContext();
 
  signals:
   void conversationOpened(qint64 id);
@@ -131,7 +141,9 @@ class ChatController : public QObject {
   QTimer save_timer_;
   SamplingParams sampling_;
   int max_tokens_ = 1024;
-  QString next_prompt_;  // pinned by the first send of a new conversation
+  QString system_prompt_;
+  qint64 context_count_tag_ = 0;  // the count asked for by recountContext(); 0: none awaited
+  QString next_prompt_;           // pinned by the first send of a new conversation
 };
 
 // A conversation's title from its first message: the first line, at most 48 characters.

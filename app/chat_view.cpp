@@ -1,6 +1,7 @@
 #include "app/chat_view.h"
 
 #include <QLabel>
+#include <QResizeEvent>
 #include <QScrollBar>
 #include <QStyle>
 #include <QTimer>
@@ -8,6 +9,8 @@
 
 #include "app/chat_model.h"
 #include "app/message_widget.h"
+
+#include <algorithm>
 
 namespace hearth::app {
 
@@ -48,6 +51,14 @@ ChatView::ChatView(ChatModel* model, QWidget* parent) : QScrollArea(parent), mod
     if (at_end_) verticalScrollBar()->setValue(max);
   });
   rebuild();
+}
+
+void ChatView::resizeEvent(QResizeEvent* event) {
+  QScrollArea::resizeEvent(event);
+  // Side margins that keep the column at most kMaxMessageWidth (16 px at least).
+  const int side = std::max(16, (viewport()->width() - kMaxMessageWidth) / 2);
+  const QMargins m = column_->contentsMargins();
+  if (m.left() != side) column_->setContentsMargins(side, m.top(), side, m.bottom());
 }
 
 MessageWidget* ChatView::messageAt(int row) const {
@@ -97,24 +108,30 @@ void ChatView::updateRow(int row) {
 bool ChatView::highlightMessage(qint64 message_id) {
   MessageWidget* target = nullptr;
   for (MessageWidget* w : widgets_) {
-    const bool hit = w->messageId() == message_id;
-    if (hit) target = w;
-    if (w->property("highlighted").toBool() != hit) {
-      w->setProperty("highlighted", hit);
-      w->style()->unpolish(w);
-      w->style()->polish(w);
-    }
+    setHighlighted(w, false);
+    if (w->messageId() == message_id) target = w;
   }
-  highlighted_ = target ? message_id : 0;
+  highlighted_ = 0;
   if (!target) return false;
-  at_end_ = false;  // stay on it while the rest of the conversation is there
-  // After the layout has placed the widgets just built for the conversation.
-  QTimer::singleShot(0, this, [this, message_id] {
-    for (MessageWidget* w : widgets_) {
-      if (w->messageId() == message_id) ensureWidgetVisible(w, 0, 40);
-    }
+  highlighted_ = message_id;
+  setHighlighted(target, true);
+  at_end_ = false;  // stay on it while the layout settles
+  content_->layout()->activate();
+  ensureWidgetVisible(target, 0, 24);
+  // Again once the scroll area has taken the new content size (a path just shown).
+  QTimer::singleShot(0, target, [this, target] { ensureWidgetVisible(target, 0, 24); });
+  QTimer::singleShot(4000, target, [this, target, message_id] {
+    setHighlighted(target, false);
+    if (highlighted_ == message_id) highlighted_ = 0;
   });
   return true;
+}
+
+void ChatView::setHighlighted(MessageWidget* w, bool on) {
+  if (w->property("highlighted").toBool() == on) return;
+  w->setProperty("highlighted", on);
+  w->style()->unpolish(w);
+  w->style()->polish(w);
 }
 
 void ChatView::scrollToEnd() {

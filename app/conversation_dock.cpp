@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "app/conversation_delegate.h"
 #include "app/conversation_list_model.h"
 
 namespace hearth::app {
@@ -32,7 +33,7 @@ ConversationDock::ConversationDock(ConversationListModel* model, QWidget* parent
   list_->setObjectName(QStringLiteral("conversationList"));
   list_->setModel(model_);
   list_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  list_->setUniformItemSizes(true);
+  list_->setItemDelegate(new ConversationDelegate(list_));  // date-group headers: rows differ in height
   list_->setSpacing(1);
   list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   list_->setTextElideMode(Qt::ElideRight);

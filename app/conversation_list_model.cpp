@@ -1,12 +1,23 @@
 #include "app/conversation_list_model.h"
 
 #include <QDateTime>
+#include <QLocale>
 
 #include <algorithm>
 
 #include "app/storage_service.h"
 
 namespace hearth::app {
+
+QString date_group(store::TimeMs updated_ms, const QDateTime& now) {
+  const QDate day = QDateTime::fromMSecsSinceEpoch(updated_ms).toLocalTime().date();
+  const qint64 days = day.daysTo(now.toLocalTime().date());
+  if (days <= 0) return ConversationListModel::tr("Today");
+  if (days == 1) return ConversationListModel::tr("Yesterday");
+  if (days < 7) return ConversationListModel::tr("Previous 7 days");
+  if (days < 30) return ConversationListModel::tr("Previous 30 days");
+  return QLocale().toString(day, QStringLiteral("MMMM yyyy"));
+}
 
 ConversationListModel::ConversationListModel(QObject* parent) : QAbstractListModel(parent) {}
 
@@ -17,16 +28,23 @@ int ConversationListModel::rowCount(const QModelIndex& parent) const {
 QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
   if (index.row() < 0 || index.row() >= rowCount() || index.column() != 0) return {};
   const Item& item = items_[static_cast<std::size_t>(index.row())];
+  const QDateTime updated = QDateTime::fromMSecsSinceEpoch(item.updated_ms);
   switch (role) {
     case Qt::DisplayRole:
+      if (!duplicates_.contains(item.title)) return item.title;
+      return QStringLiteral("%1 \u2014 %2")
+          .arg(item.title, QLocale().toString(updated, QStringLiteral("d MMM, HH:mm")));
     case kTitleRole:
       return item.title;
+    case kGroupRole:
+      return date_group(item.updated_ms, QDateTime::currentDateTime());
     case Qt::ToolTipRole:
-      return item.snippet.isEmpty() ? item.title : item.snippet;
+      return item.snippet.isEmpty() ? QStringLiteral("%1\n%2").arg(item.title, QLocale().toString(updated))
+                                    : item.snippet;
     case kIdRole:
       return QVariant::fromValue(static_cast<qint64>(item.id));
     case kUpdatedRole:
-      return QDateTime::fromMSecsSinceEpoch(item.updated_ms);
+      return updated;
     case kSnippetRole:
       return item.snippet;
     default:
@@ -35,7 +53,11 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
 }
 
 QHash<int, QByteArray> ConversationListModel::roleNames() const {
-  return {{kIdRole, "conversationId"}, {kTitleRole, "title"}, {kUpdatedRole, "updated"}, {kSnippetRole, "snippet"}};
+  return {{kIdRole, "conversationId"},
+          {kTitleRole, "title"},
+          {kUpdatedRole, "updated"},
+          {kSnippetRole, "snippet"},
+          {kGroupRole, "group"}};
 }
 
 void ConversationListModel::watch(StorageService* storage) {
@@ -76,6 +98,7 @@ void ConversationListModel::setConversations(const std::vector<store::Conversati
     items_.push_back({c.id, QString::fromStdString(c.title), c.updated_ms, {}});
   }
   sortItems();
+  findDuplicates();
   endResetModel();
 }
 
@@ -88,6 +111,7 @@ void ConversationListModel::setSearchHits(const std::vector<store::SearchHit>& h
         {h.conversation_id, QString::fromStdString(h.title), h.updated_ms, QString::fromStdString(h.snippet)});
   }
   sortItems();
+  findDuplicates();
   endResetModel();
 }
 
@@ -113,6 +137,7 @@ void ConversationListModel::touch(store::Id id, const QString& title, store::Tim
     beginInsertRows({}, 0, 0);
     items_.insert(items_.begin(), Item{id, title, updated_ms, {}});
     endInsertRows();
+    findDuplicates();
     return;
   }
   items_[static_cast<std::size_t>(row)].updated_ms = updated_ms;
@@ -126,6 +151,7 @@ void ConversationListModel::rename(store::Id id, const QString& title) {
   const int row = rowOf(id);
   if (row < 0) return;
   items_[static_cast<std::size_t>(row)].title = title;
+  findDuplicates();
   emit dataChanged(index(row), index(row));
 }
 
@@ -135,6 +161,19 @@ void ConversationListModel::remove(store::Id id) {
   beginRemoveRows({}, row, row);
   items_.erase(items_.begin() + row);
   endRemoveRows();
+  findDuplicates();
+}
+
+// A title change can give or take the date of every row with that title.
+void ConversationListModel::findDuplicates() {
+  QSet<QString> seen, twice;
+  for (const Item& i : items_) {
+    if (seen.contains(i.title)) twice.insert(i.title);
+    seen.insert(i.title);
+  }
+  if (twice == duplicates_) return;
+  duplicates_ = std::move(twice);
+  if (!items_.empty()) emit dataChanged(index(0), index(rowCount() - 1), {Qt::DisplayRole});
 }
 
 void ConversationListModel::sortItems() {

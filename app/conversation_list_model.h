@@ -6,7 +6,9 @@
 #pragma once
 
 #include <QAbstractListModel>
+#include <QDateTime>
 #include <QPointer>
+#include <QSet>
 
 #include <vector>
 
@@ -16,11 +18,19 @@ namespace hearth::app {
 
 class StorageService;
 
+// The date group of a conversation last active at `updated_ms`, seen at `now` (local time).
+QString date_group(store::TimeMs updated_ms, const QDateTime& now);
+
 class ConversationListModel : public QAbstractListModel {
   Q_OBJECT
 
  public:
-  enum Roles { kIdRole = Qt::UserRole + 1, kTitleRole, kUpdatedRole, kSnippetRole };
+  // Qt::DisplayRole: the title, with its date when another listed
+  // conversation has the same title ("Question — 2 Dec, 14:05").
+  // kGroupRole: the date group of its last activity ("Today", "Yesterday",
+  // "Previous 7 days", "Previous 30 days", then month and year), shown as a
+  // header above the first of each group (ConversationDelegate).
+  enum Roles { kIdRole = Qt::UserRole + 1, kTitleRole, kUpdatedRole, kSnippetRole, kGroupRole };
 
   explicit ConversationListModel(QObject* parent = nullptr);
 
@@ -57,8 +67,10 @@ class ConversationListModel : public QAbstractListModel {
     QString snippet;
   };
   void sortItems();
+  void findDuplicates();
 
   std::vector<Item> items_;
+  QSet<QString> duplicates_;  // titles listed more than once
   bool searching_ = false;
   QPointer<StorageService> storage_;
   QString query_;

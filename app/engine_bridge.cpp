@@ -8,6 +8,7 @@ void register_engine_metatypes() {
   qRegisterMetaType<LoadedModel>();
   qRegisterMetaType<GenerationRequest>();
   qRegisterMetaType<GenerationDone>();
+  qRegisterMetaType<TokenCountRequest>();
   qRegisterMetaType<StatsSample>();
 }
 
@@ -35,6 +36,7 @@ EngineBridge::EngineBridge(QObject* parent) : ChatBackend(parent), worker_(new E
   });
   connect(worker_, &EngineWorker::tokens, this, &EngineBridge::tokens);
   connect(worker_, &EngineWorker::finished, this, &EngineBridge::finished);
+  connect(worker_, &EngineWorker::tokensCounted, this, &EngineBridge::tokensCounted);
   connect(worker_, &EngineWorker::statsUpdated, this, &EngineBridge::statsUpdated);
   connect(worker_, &EngineWorker::servingChanged, this, [this](const QString& url, const QString& error) {
     served_url_ = url;
@@ -79,6 +81,11 @@ void EngineBridge::generate(const GenerationRequest& request) {
 void EngineBridge::cancel(qint64 tag) {
   QMetaObject::invokeMethod(
       worker_, [w = worker_, tag] { w->cancel(tag); }, Qt::QueuedConnection);
+}
+
+void EngineBridge::countTokens(const TokenCountRequest& request) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, request] { w->countTokens(request); }, Qt::QueuedConnection);
 }
 
 }  // namespace hearth::app

@@ -34,6 +34,7 @@ class EngineBridge final : public ChatBackend {
   const QString& servedUrl() const { return served_url_; }
   void generate(const GenerationRequest& request) override;
   void cancel(qint64 tag) override;
+  void countTokens(const TokenCountRequest& request) override;
 
   const std::optional<LoadedModel>& model() const override { return model_; }
   bool loading() const { return loading_; }

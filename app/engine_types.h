@@ -44,6 +44,15 @@ struct GenerationRequest {
   std::string continue_text;
 };
 
+// Text to count in the model's tokens: `turns` rendered as a request would
+// send them (the chat template with its generation prompt), or, with no
+// turns, `text` alone (no special tokens). `tag` is the caller's handle.
+struct TokenCountRequest {
+  std::int64_t tag = 0;
+  std::vector<ChatTurn> turns;
+  std::string text;
+};
+
 struct GenerationDone {
   std::int64_t tag = 0;
   FinishReason reason = FinishReason::kStop;
@@ -63,4 +72,5 @@ struct StatsSample {
 Q_DECLARE_METATYPE(hearth::app::LoadedModel)
 Q_DECLARE_METATYPE(hearth::app::GenerationRequest)
 Q_DECLARE_METATYPE(hearth::app::GenerationDone)
+Q_DECLARE_METATYPE(hearth::app::TokenCountRequest)
 Q_DECLARE_METATYPE(hearth::app::StatsSample)

@@ -140,6 +140,22 @@ void EngineWorker::generate(const GenerationRequest& request) {
   if (!flush_timer_->isActive()) flush_timer_->start();
 }
 
+// The engine's template and tokenizer helpers are thread-safe, so this runs
+// here, between the worker's other events, while the engine thread decodes.
+// A conversation counts as the engine tokenizes a request's messages: the
+// same number as an answer's prompt_tokens.
+void EngineWorker::countTokens(const TokenCountRequest& request) {
+  if (!engine_) return emit tokensCounted(request.tag, -1);
+  if (request.turns.empty()) {
+    auto ids = engine_->tokenize(request.text, false, false);
+    return emit tokensCounted(request.tag, ids ? static_cast<int>(ids->size()) : -1);
+  }
+  GenerationRequest chat;
+  chat.turns = request.turns;
+  auto ids = continuation_tokens(*engine_, chat);  // with no continuation: the request's prompt
+  emit tokensCounted(request.tag, ids ? static_cast<int>(ids->size()) : -1);
+}
+
 void EngineWorker::cancel(qint64 tag) {
   const auto it = active_.find(tag);
   if (it != active_.end() && engine_) engine_->cancel(it->second.id);

@@ -49,6 +49,7 @@ class EngineWorker : public QObject {
   void serve(bool on, const hearth::app::ServeOptions& options);
   void generate(const hearth::app::GenerationRequest& request);
   void cancel(qint64 tag);
+  void countTokens(const hearth::app::TokenCountRequest& request);  // tokensCounted(tag, -1) without a model
   void shutdown();  // drops the engine (cancelling what runs) and stops the timers
 
  signals:
@@ -58,6 +59,7 @@ class EngineWorker : public QObject {
   void modelUnloaded();
   void tokens(qint64 tag, const QString& text, int count);
   void finished(const hearth::app::GenerationDone& done);
+  void tokensCounted(qint64 tag, int tokens);
   void statsUpdated(const hearth::app::StatsSample& sample);
   // The served URL ("" : not serving) and why it stopped or could not start ("" : asked to).
   void servingChanged(const QString& url, const QString& error);

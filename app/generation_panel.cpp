@@ -89,6 +89,8 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
   auto* column = new QVBoxLayout(this);
   auto* form = new QFormLayout;
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  // A narrow dock puts each label above its field instead of cutting the fields off.
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);
   column->addLayout(form);
   preset_ = new QComboBox(this);
   preset_->setObjectName(QStringLiteral("presetCombo"));

@@ -12,14 +12,18 @@
 #include <QScrollArea>
 #include <QVBoxLayout>
 
+#include <utility>
+
 #include "app/app_icon.h"
 #include "app/banner.h"
 #include "app/chat_controller.h"
 #include "app/chat_model.h"
 #include "app/chat_view.h"
 #include "app/conversation_dock.h"
+#include "app/conversation_settings.h"
 #include "app/engine_bridge.h"
 #include "app/input_box.h"
+#include "app/interrupted_answers.h"
 #include "app/log_model.h"
 #include "app/model_bar.h"
 #include "app/perf_dock.h"
@@ -29,6 +33,7 @@
 #include "app/serve_toggle.h"
 #include "app/stats_history_model.h"
 #include "app/storage_service.h"
+#include "app/token_counter.h"
 #include "engine/core/log.h"
 #include "models/catalog.h"
 
@@ -52,6 +57,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent) : QMai
   prompted_ = std::make_unique<PromptedBackend>(engine_.get());
   controller_ = std::make_unique<ChatController>(storage_.get(), prompted_.get());
   history_ = new StatsHistoryModel(this);
+  generation_ = new ConversationSettingsKeeper(
+      storage_.get(), [this] { return generationDefaults(); }, this);
   buildCentral();
   buildDocks();
   buildMenus();
@@ -66,7 +73,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent) : QMai
 }
 
 MainWindow::~MainWindow() {
-  controller_.reset();  // finishes a streaming answer with the text shown so far
+  delete std::exchange(generation_, nullptr);  // saves a pending edit while the storage still runs
+  controller_.reset();                         // finishes a streaming answer with the text shown so far
   prompted_.reset();
   engine_.reset();
   storage_.reset();
@@ -105,6 +113,7 @@ void MainWindow::buildCentral() {
   regenerate_ = new QPushButton(tr("Regenerate"), central);
   regenerate_->setObjectName(QStringLiteral("regenerateButton"));
   for (QPushButton* b : {send_, stop_, regenerate_}) buttons->addWidget(b);
+  buttons->addWidget(new TokenCounter(input_, prompted_.get(), central));
   input_row->addLayout(buttons);
   layout->addLayout(input_row);
   setCentralWidget(central);
@@ -172,6 +181,7 @@ void MainWindow::connectParts() {
   connect(c, &ChatController::contextUsage, model_bar_, &ModelBar::setContextUsed);
   connect(c, &ChatController::answerFinished, history_, &StatsHistoryModel::addAnswer);
   connect(c, &ChatController::conversationOpened, conversations_, &ConversationDock::showConversation);
+  connect(c, &ChatController::messageShown, chat_view_, &ChatView::highlightMessage);
   connect(conversations_, &ConversationDock::resultOpened, input_, [this] { input_->setFocus(); });
   connect(chat_view_, &ChatView::regenerateRequested, c,
           [c](qint64) { c->regenerate(); });  // offered on the last answer
@@ -187,14 +197,7 @@ void MainWindow::connectParts() {
   connect(storage_.get(), &StorageService::opened, this, [this](int recovered) {
     controller_->reloadConversations();
     if (restore_conversation_ != 0) controller_->openConversation(restore_conversation_);
-    if (recovered > 0) {
-      const qint64 where = restore_conversation_;
-      banner_->showNotice(tr("%n answer(s) interrupted by the last shutdown were kept.", nullptr, recovered),
-                          where != 0 ? tr("Show") : QString(), [this, where] {
-                            controller_->openConversation(where);
-                            chat_view_->scrollToEnd();
-                          });
-    }
+    if (recovered > 0) offer_interrupted_answers(*storage_, *banner_, *controller_);
   });
   connect(storage_.get(), &StorageService::readOnlyDatabase, banner_, &Banner::showError);
   connect(model_bar_, &ModelBar::loadRequested, this, &MainWindow::loadModel);
@@ -212,6 +215,8 @@ void MainWindow::connectParts() {
   connect(e, &EngineBridge::loadStarted, model_bar_, &ModelBar::setLoading);
   connect(e, &EngineBridge::modelLoaded, this, [this](const LoadedModel& m) {
     model_bar_->setLoaded(m);
+    controller_->recountContext();  // an answer without a record is counted by the model's tokenizer
+    if (auto* counter = findChild<TokenCounter*>()) counter->recount();
     if (m.endpoint.isEmpty() && settings_.values.last_model != m.path.toStdString()) {
       settings_.values.last_model = m.path.toStdString();
       saveSettings();
@@ -246,17 +251,13 @@ void MainWindow::connectParts() {
 }
 
 void MainWindow::connectGeneration() {
-  connect(generation_panel_, &GenerationPanel::changed, this, [this](const GenerationSettings& g) {
-    per_conversation_[controller_->currentConversation()] = g;
-    showGenerationFor(controller_->currentConversation());
-  });
-  connect(generation_panel_, &GenerationPanel::resetRequested, this, [this] {
-    per_conversation_.erase(controller_->currentConversation());
-    showGenerationFor(controller_->currentConversation());
-  });
+  connect(generation_, &ConversationSettingsKeeper::settingsChanged, this, &MainWindow::applyGeneration);
+  connect(generation_panel_, &GenerationPanel::changed, generation_, &ConversationSettingsKeeper::edit);
+  connect(generation_panel_, &GenerationPanel::resetRequested, generation_, &ConversationSettingsKeeper::reset);
   connect(generation_panel_, &GenerationPanel::saveDefaultsRequested, this, [this](const GenerationSettings& g) {
     store_generation_defaults(g, settings_.values);
     saveSettings();
+    generation_->defaultsChanged();
     banner_->showNotice(tr("Saved as the settings for new conversations."), {}, {}, 4000);
   });
   connect(generation_panel_, &GenerationPanel::contextLengthChosen, this, [this](int tokens) {
@@ -265,16 +266,16 @@ void MainWindow::connectGeneration() {
     saveSettings();
     if (engine_->model()) loadModel(engine_->model()->path);  // the context is the model's: a reload
   });
+  // A send from the new chat (however it was asked for) creates the conversation that adopts its settings.
+  connect(controller_.get(), &ChatController::generatingChanged, this, [this](bool on) {
+    if (controller_->currentConversation() == 0) new_chat_sent_ = on;  // off: the send failed
+  });
   connect(controller_.get(), &ChatController::conversationOpened, this, [this](qint64 id) {
-    if (id == 0) {
-      per_conversation_.erase(0);  // a new chat starts from the defaults
-    } else if (std::exchange(new_chat_sent_, false)) {
-      if (auto it = per_conversation_.find(0); it != per_conversation_.end()) {
-        per_conversation_[id] = it->second;
-        per_conversation_.erase(it);
-      }
+    if (id != 0 && std::exchange(new_chat_sent_, false)) {
+      generation_->adoptNewChat(id);  // the new chat's settings go with it
+    } else if (id != generation_->conversation() || id == 0) {
+      generation_->open(id);
     }
-    showGenerationFor(id);
     // Kept at once, not only on close: after a crash the app reopens the conversation the user was in.
     if (id != 0 && last_conversation(settings_.values) != id) {
       set_last_conversation(settings_.values, id);
@@ -289,13 +290,11 @@ GenerationSettings MainWindow::generationDefaults() const {
   return g;
 }
 
-void MainWindow::showGenerationFor(qint64 conversation) {
-  const auto it = per_conversation_.find(conversation);
-  const GenerationSettings g = it != per_conversation_.end() ? it->second : generationDefaults();
+void MainWindow::applyGeneration(const GenerationSettings& g) {
   generation_panel_->setSettings(g);
   controller_->setSampling(g.sampling);
   controller_->setMaxTokens(g.max_tokens);
-  prompted_->setSystemPrompt(g.system_prompt);
+  controller_->setSystemPrompt(g.system_prompt);
 }
 
 void MainWindow::sendInput() {
@@ -303,7 +302,6 @@ void MainWindow::sendInput() {
   if (text.trimmed().isEmpty()) return;
   if (controller_->generating()) return banner_->showError(tr("Wait for the current answer, or press Stop (Esc)."));
   if (!engine_->model()) return banner_->showError(tr("No model is loaded yet."));
-  new_chat_sent_ = controller_->currentConversation() == 0;
   controller_->send(text);
   input_->clear();
 }
@@ -331,7 +329,7 @@ void MainWindow::loadModel(const QString& path_or_name) {
 void MainWindow::applySettings(const MainWindowOptions& options) {
   const settings::Settings& s = settings_.values;
   max_tokens_override_ = options.max_tokens;
-  showGenerationFor(0);
+  applyGeneration(generationDefaults());
   generation_panel_->setContextLength(s.context_length);
   model_bar_->setDeviceSetting(QString::fromStdString(s.device));
   bool placed = false;

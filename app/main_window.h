@@ -28,6 +28,7 @@ class ChatController;
 class ChatView;
 class ConversationDock;
 class HistoryWindow;
+class ConversationSettingsKeeper;
 class EngineBridge;
 class PromptedBackend;
 class InputBox;
@@ -84,7 +85,7 @@ class MainWindow : public QMainWindow {
   void connectGeneration();
   void connectReview();  // prompt history, rerun/compare, ratings, variables form (main_window_review.cpp)
   GenerationSettings generationDefaults() const;
-  void showGenerationFor(qint64 conversation);  // its settings, else the defaults: in the panel and in use
+  void applyGeneration(const GenerationSettings& g);  // the open conversation's: in the panel and in use
   QString initialModel(const MainWindowOptions& options) const;
 
   AppSettings settings_;
@@ -108,9 +109,9 @@ class MainWindow : public QMainWindow {
   QDockWidget* prompt_dock_ = nullptr;  // the prompt library (PromptLibraryPanel)
   QDockWidget* generation_dock_ = nullptr;
   GenerationPanel* generation_panel_ = nullptr;
-  // Per conversation (0: the new chat being written), for this session; the
-  // settings file holds the defaults. Each answer's generation record keeps what it used.
-  std::map<qint64, GenerationSettings> per_conversation_;
+  // Per conversation, in the store; the settings file holds the defaults.
+  // Each answer's generation record keeps what it used.
+  ConversationSettingsKeeper* generation_ = nullptr;
   bool new_chat_sent_ = false;  // the new chat's settings move to the conversation its first send creates
   std::optional<int> max_tokens_override_;
   QActionGroup* theme_group_ = nullptr;

@@ -1,5 +1,6 @@
 #include "app/message_widget.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QApplication>
 #include <QClipboard>
 #include <QContextMenuEvent>
@@ -9,8 +10,11 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStyle>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include "app/block_view.h"
 
@@ -167,7 +171,17 @@ void MessageWidget::beginEdit() {
   layout->setContentsMargins(0, 0, 0, 0);
   editor_text_ = new QPlainTextEdit(view_.text, editor_);
   editor_text_->setObjectName(QStringLiteral("editText"));
-  editor_text_->setMinimumHeight(80);
+  // As tall as its text (2 to 14 lines), not as tall as the layout allows.
+  editor_text_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  const auto fit = [e = editor_text_] {
+    const QFontMetrics fm(e->font());
+    const int lines = std::clamp(static_cast<int>(e->document()->documentLayout()->documentSize().height()), 2, 14);
+    const int chrome = 2 * e->frameWidth() + static_cast<int>(2 * e->document()->documentMargin()) + 2;
+    e->setFixedHeight(lines * fm.lineSpacing() + chrome);
+  };
+  connect(editor_text_->document()->documentLayout(), &QAbstractTextDocumentLayout::documentSizeChanged, editor_text_,
+          fit);
+  fit();
   layout->addWidget(editor_text_);
   auto* buttons = new QHBoxLayout;
   buttons->addStretch(1);

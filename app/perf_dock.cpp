@@ -3,20 +3,45 @@
 #include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
+#include <QColor>
 #include <QLabel>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QScrollArea>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <QXYSeries>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include "app/stats_history_model.h"
 
 namespace hearth::app {
 
 using Col = StatsHistoryModel::Column;
+
+double nice_axis_top(double y_max) {
+  const double wanted = std::max(y_max, 0.0) * 1.15 / (kAxisTicks - 1);  // per step
+  if (!std::isfinite(wanted)) return kAxisTicks - 1;
+  double step = 1;
+  for (double scale = 1; step < wanted; scale *= 10) {
+    for (const double m : {1.0, 2.0, 5.0}) {
+      step = m * scale;
+      if (step >= wanted) break;
+    }
+  }
+  return step * (kAxisTicks - 1);
+}
+
+QColor series_color(int index) {
+  // Distinct on the light and the dark background alike.
+  static const std::array<QColor, 5> colors{QColor(0x3d, 0x7e, 0xdb), QColor(0xe8, 0x8a, 0x2c),
+                                            QColor(0x4c, 0xaf, 0x50), QColor(0xc0, 0x4b, 0xc8),
+                                            QColor(0x8a, 0x93, 0x9e)};
+  return colors[static_cast<std::size_t>(index) % colors.size()];
+}
 
 PerfDock::PerfDock(StatsHistoryModel* history, QWidget* parent)
     : QDockWidget(tr("Performance"), parent), history_(history) {
@@ -50,6 +75,7 @@ PerfDock::PerfDock(StatsHistoryModel* history, QWidget* parent)
   kv_ = makeChart(tr("KV cache"), tr("blocks"));
   kv_stack_ = addStack(kv_, {{Col::kKvUsed, tr("used")}, {Col::kKvCached, tr("cached")}, {Col::kKvFree, tr("free")}});
   for (const Chart* c : {&speed_, &latency_, &memory_, &kv_}) layout->addWidget(c->view, 1);
+  colourSeries();
 
   // Narrower charts lose their axis labels; the dock itself may be narrower
   // (a 1024-pixel screen) and scrolls sideways then.
@@ -142,7 +168,8 @@ void PerfDock::fillStack(const Stack& s, double& y_max) {
 
 void PerfDock::setRange(Chart& c, double y_max) {
   c.x->setRange(t_min_, t_max_);
-  c.y->setRange(0, y_max <= 0 ? 1.0 : y_max * 1.15);
+  c.y->setTickCount(kAxisTicks);
+  c.y->setRange(0, nice_axis_top(y_max));
 }
 
 void PerfDock::refresh() {
@@ -177,14 +204,7 @@ void PerfDock::refresh() {
   const EngineStats& e = s->stats;
   kv_.chart->setTitle(tr("KV cache \u2014 prefix hit rate %1%").arg(100.0 * e.prefix_hit_rate, 0, 'f', 0));
   memory_.chart->setTitle(history_->onDevice() ? tr("VRAM") : tr("Memory (RAM)"));
-  summary_->setText(tr("decode %1 tok/s \u00b7 prefill %2 tok/s \u00b7 TTFT p50 %3 ms \u00b7 ITL p95 %4 ms \u00b7 "
-                       "running %5, waiting %6")
-                        .arg(e.decode_tps, 0, 'f', 1)
-                        .arg(e.prefill_tps, 0, 'f', 0)
-                        .arg(e.ttft.p50, 0, 'f', 0)
-                        .arg(e.inter_token.p95, 0, 'f', 1)
-                        .arg(e.running)
-                        .arg(e.waiting));
+  summary_->setText(summaryText(e, history_->answers().empty() ? nullptr : &history_->answers().back()));
 }
 
 void PerfDock::setDark(bool dark) {
@@ -194,6 +214,44 @@ void PerfDock::setDark(bool dark) {
     c->chart->setTitle(title);
     c->chart->setBackgroundRoundness(0);
   }
+  colourSeries();  // a theme sets its own series colours
+}
+
+void PerfDock::colourSeries() {
+  for (const Chart* c : {&speed_, &latency_, &memory_, &kv_}) {
+    int index = 0;
+    for (QAbstractSeries* series : c->chart->series()) {
+      const QColor color = series_color(index++);
+      if (auto* line = qobject_cast<QXYSeries*>(series)) {  // lines and the scatter
+        line->setColor(color);
+        if (auto* scatter = qobject_cast<QScatterSeries*>(series)) scatter->setBorderColor(color);
+      } else if (auto* area = qobject_cast<QAreaSeries*>(series)) {
+        QColor fill = color;
+        fill.setAlphaF(0.55f);
+        area->setColor(fill);
+        area->setBorderColor(color);
+      }
+    }
+  }
+}
+
+// While answers stream: the engine's rates now (a window of the last few
+// seconds of steps). Idle: the last answer's own figures, the same numbers as
+// its stats line in the chat (the window would show the last seconds only).
+QString PerfDock::summaryText(const EngineStats& e, const StatsHistoryModel::Answer* last) {
+  if (e.running > 0 || !last) {
+    return tr("now: decode %1 tok/s \u00b7 prefill %2 tok/s \u00b7 ITL p95 %3 ms \u00b7 running %4, waiting %5")
+        .arg(e.decode_tps, 0, 'f', 1)
+        .arg(e.prefill_tps, 0, 'f', 0)
+        .arg(e.inter_token.p95, 0, 'f', 1)
+        .arg(e.running)
+        .arg(e.waiting);
+  }
+  return tr("last answer: %1 tokens \u00b7 decode %2 tok/s \u00b7 TTFT %3 ms \u00b7 ITL p95 %4 ms")
+      .arg(last->generated_tokens)
+      .arg(last->decode_tps, 0, 'f', 1)
+      .arg(last->ttft_ms, 0, 'f', 0)
+      .arg(last->itl_p95_ms, 0, 'f', 1);
 }
 
 void PerfDock::showEvent(QShowEvent* event) {

@@ -8,7 +8,10 @@
 
 #include <vector>
 
+#include "app/stats_history_model.h"
+
 class QChart;
+class QColor;
 class QChartView;
 class QLabel;
 class QLineSeries;
@@ -17,7 +20,15 @@ class QValueAxis;
 
 namespace hearth::app {
 
-class StatsHistoryModel;
+// A value axis from 0 that ends on a round number and has integer labels at
+// its kAxisTicks ticks: the top is the smallest 1-2-5 x 10^k step times
+// (kAxisTicks - 1) above y_max x 1.15 (at least 1 per step when idle).
+inline constexpr int kAxisTicks = 5;
+double nice_axis_top(double y_max);
+
+// The series colours, the same in the light and the dark theme (Qt's chart
+// themes each have their own order): series `index` of a chart.
+QColor series_color(int index);
 
 class PerfDock : public QDockWidget {
   Q_OBJECT
@@ -25,6 +36,8 @@ class PerfDock : public QDockWidget {
  public:
   PerfDock(StatsHistoryModel* history, QWidget* parent = nullptr);
   void setDark(bool dark);
+  // The summary line above the charts (static: the tests read it without a dock).
+  static QString summaryText(const EngineStats& engine, const StatsHistoryModel::Answer* last_answer);
 
  public slots:
   void refresh();
@@ -49,6 +62,7 @@ class PerfDock : public QDockWidget {
   void fillStack(const Stack& s, double& y_max);
   void fillLine(QLineSeries* series, int column, double& y_max);
   void setRange(Chart& c, double y_max);
+  void colourSeries();
 
   StatsHistoryModel* history_;
   QLabel* summary_ = nullptr;

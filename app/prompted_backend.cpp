@@ -10,14 +10,11 @@ namespace hearth::app {
 PromptedBackend::PromptedBackend(ChatBackend* inner, QObject* parent) : ChatBackend(parent), inner_(inner) {
   connect(inner_, &ChatBackend::tokens, this, &ChatBackend::tokens);
   connect(inner_, &ChatBackend::finished, this, &ChatBackend::finished);
+  connect(inner_, &ChatBackend::tokensCounted, this, &ChatBackend::tokensCounted);
 }
 
 void PromptedBackend::generate(const GenerationRequest& request) {
   GenerationRequest prompted = request;
-  const bool has_system = !request.turns.empty() && request.turns.front().role == "system";
-  if (!system_prompt_.trimmed().isEmpty() && !has_system) {
-    prompted.turns.insert(prompted.turns.begin(), ChatTurn{"system", system_prompt_.toStdString()});
-  }
   const QString continued = std::exchange(continuation_, QString());
   if (!continued.isEmpty()) {
     prompted.continue_text = continued.toStdString();

@@ -1,9 +1,7 @@
-// A ChatBackend in front of another that gives every answer the system
-// prompt of the generation settings: the controller sends the conversation's
-// messages, and this puts {"system", prompt} first when the prompt is set and
-// the conversation has no system message of its own. Everything else passes
-// through unchanged (the model, cancel, the token and finish signals).
-// The prompt library (versioned prompts) replaces the plain text here.
+// A ChatBackend in front of another that can continue an answer; everything
+// else passes through unchanged (the model, cancel, the token and finish
+// signals). (The generation settings' system prompt is the turn's, made in
+// conversation/ so that the answer's record holds it: ChatController::setSystemPrompt.)
 //
 // Continue (an answer cut at the token limit): continue_answer() arms this
 // with the answer's text and asks the controller to regenerate; the next
@@ -22,19 +20,16 @@ class PromptedBackend final : public ChatBackend {
  public:
   explicit PromptedBackend(ChatBackend* inner, QObject* parent = nullptr);
 
-  void setSystemPrompt(const QString& prompt) { system_prompt_ = prompt; }
-  const QString& systemPrompt() const { return system_prompt_; }
-
   const std::optional<LoadedModel>& model() const override { return inner_->model(); }
   void generate(const GenerationRequest& request) override;
   void cancel(qint64 tag) override { inner_->cancel(tag); }
+  void countTokens(const TokenCountRequest& request) override { inner_->countTokens(request); }
 
   void armContinuation(const QString& text) { continuation_ = text; }
   void disarm() { continuation_.clear(); }
 
  private:
   ChatBackend* inner_;
-  QString system_prompt_;
   QString continuation_;  // the next request continues this text
 };
 

@@ -105,6 +105,8 @@ void StatsHistoryModel::addAnswer(const GenerationDone& done) {
   a.ttft_ms = done.usage.ttft_ms;
   a.itl_p50_ms = done.usage.itl_p50_ms;
   a.itl_p95_ms = done.usage.itl_p95_ms;
+  a.decode_tps = done.usage.decode_tps;
+  a.generated_tokens = done.usage.generated_tokens;
   answers_.push_back(a);
   if (answers_.size() > kCapacity) answers_.pop_front();
   emit answerAdded();

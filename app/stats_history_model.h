@@ -43,6 +43,8 @@ class StatsHistoryModel : public QAbstractTableModel {
     double ttft_ms = 0;
     double itl_p50_ms = 0;
     double itl_p95_ms = 0;
+    double decode_tps = 0;  // the answer's own (Usage::decode_tps), as its stats line shows it
+    int generated_tokens = 0;
   };
 
   explicit StatsHistoryModel(QObject* parent = nullptr);

@@ -45,7 +45,7 @@ QString style_sheet(bool dark) {
              "#chatContent { background: %6; }"
              "QFrame[bubble=\"true\"] { border: 1px solid %3; border-radius: 8px; background: %2; }"
              "QFrame[bubble=\"true\"][role=\"user\"] { background: %1; }"
-             "QFrame[bubble=\"true\"][highlighted=\"true\"] { border: 2px solid #3d7edb; }"
+             "QFrame[bubble=\"true\"][highlighted=\"true\"] { border: 2px solid palette(highlight); }"
              "QFrame#codeBlock { background: %4; border: 1px solid %3; border-radius: 6px; }"
              "QLabel[muted=\"true\"] { color: %5; }"
              "QLabel#statsLabel { font-size: 8.5pt; }"

@@ -21,6 +21,7 @@ struct Plan {
   SamplingParams sampling;
   std::int32_t max_tokens = 0;
   std::vector<std::string> stop;
+  std::string system_prompt;  // the plain one, for when no version applies
 };
 
 std::int32_t clamp_to_int32(std::int64_t v) {
@@ -105,19 +106,33 @@ StoreResult<Plan> plan_turn(store::Store& store, const store::Conversation* conv
   }
   STORE_TRY(render_prompt(store, conv, plan, settings.variables, std::move(remembered)));
   STORE_TRY(apply_sampling(plan, settings));
+  plan.system_prompt = settings.system_prompt;
   return plan;
+}
+
+bool has_system_message(const std::vector<store::Message>& path) {
+  return std::any_of(path.begin(), path.end(), [](const store::Message& m) { return m.role == store::Role::kSystem; });
 }
 
 // The applied prompt's text as the one system message, then the path up to
 // (not including) the answer. With a prompt applied, system messages stored
-// in the tree give way to it; without one they pass through as they are.
-std::vector<ChatTurn> build_messages(const std::vector<store::Message>& path, store::Id answer_id,
-                                     const std::optional<AppliedPrompt>& prompt) {
+// in the tree give way to it; without one they pass through as they are, and
+// without those the plain system prompt (if any) goes first. `added`: the
+// system text put first ("" for none).
+std::vector<ChatTurn> build_messages(const std::vector<store::Message>& path, store::Id answer_id, const Plan& plan,
+                                     std::string& added) {
   std::vector<ChatTurn> turns;
-  if (prompt) turns.push_back({"system", prompt->system_text});
+  added.clear();
+  if (plan.prompt) {
+    added = plan.prompt->system_text;
+    turns.push_back({"system", added});
+  } else if (!plan.system_prompt.empty() && !has_system_message(path)) {
+    added = plan.system_prompt;
+    turns.push_back({"system", added});
+  }
   for (const auto& m : path) {
     if (m.id == answer_id) break;
-    if (prompt && m.role == store::Role::kSystem) continue;
+    if (plan.prompt && m.role == store::Role::kSystem) continue;
     turns.push_back({store::to_string(m.role), m.content});
   }
   return turns;
@@ -129,7 +144,7 @@ StoreResult<PreparedTurn> prepared(store::Store& store, store::Id conv, store::I
   t.user_message_id = user;
   t.answer_id = answer;
   STORE_ASSIGN_OR_RETURN(const auto path, store.current_path(conv));
-  t.messages = build_messages(path, answer, plan.prompt);
+  t.messages = build_messages(path, answer, plan, t.system_text);
   t.prompt = std::move(plan.prompt);
   t.sampling = plan.sampling;
   t.max_tokens = plan.max_tokens;
@@ -231,6 +246,7 @@ StoreResult<PreparedTurn> begin_rerun(store::Store& store, store::Id user_messag
     settings.stop = before->stop;
     version_id = before->prompt_version_id;
     remembered = before->variables;
+    if (!version_id) settings.system_prompt = before->system_text;  // the plain one it used, if any
   }
   auto plan = plan_turn(store, &conv, settings, version_id, std::move(remembered));
   if (!plan) {

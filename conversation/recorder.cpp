@@ -85,9 +85,9 @@ store::GenerationRecord AnswerRecorder::record(const AnswerEnd& end, store::Time
                                                std::int64_t peak_memory_bytes) const {
   store::GenerationRecord g;
   g.message_id = turn_.answer_id;
+  g.system_text = turn_.system_text;
   if (turn_.prompt) {
     g.prompt_version_id = turn_.prompt->version_id;
-    g.system_text = turn_.prompt->system_text;
     g.variables = turn_.prompt->variables;
     g.prompt_label = turn_.prompt->label;
   }

@@ -46,6 +46,10 @@ struct TurnSettings {
   // Values for the prompt's {{variables}}; a variable not given here takes the
   // value the conversation's last answer with the same prompt recorded.
   Variables variables{};
+  // A plain system prompt (a front end's generation settings) for a turn that
+  // applies no prompt version and whose path holds no system message of its
+  // own; recorded as the generation's system_text. Empty: none.
+  std::string system_prompt{};
 };
 
 // The prompt version a turn applied.
@@ -63,6 +67,9 @@ struct PreparedTurn {
   store::Id user_message_id = 0;  // the prompt this turn answers
   store::Id answer_id = 0;        // the 'streaming' assistant message
   std::optional<AppliedPrompt> prompt;
+  // The system message this turn added before the path: the prompt version's
+  // text, else TurnSettings::system_prompt when it applied; "" for none.
+  std::string system_text;
   std::vector<ChatTurn> messages;  // what the chat template renders: system text, then the path
   SamplingParams sampling;         // as sent, the seed chosen
   std::int32_t max_tokens = 0;

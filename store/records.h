@@ -132,6 +132,18 @@ struct SamplingRecord {
   double presence_penalty = 0;
   std::int64_t penalty_last_n = 0;
   std::uint64_t seed = 0;
+  bool operator==(const SamplingRecord&) const = default;
+};
+
+// A conversation's own generation settings (schema 3), as the user set them
+// for it in a front end; a conversation without them uses the front end's
+// app-wide defaults (settings.json). Each answer's GenerationRecord keeps what
+// it actually used.
+struct ConversationSettings {
+  SamplingRecord sampling{};    // seed 0: a fresh seed per answer
+  std::int64_t max_tokens = 0;  // per answer
+  std::string system_prompt{};  // used when no prompt version is pinned; empty: none
+  bool operator==(const ConversationSettings&) const = default;
 };
 
 // One per assistant message: what produced the answer and how fast.

@@ -230,10 +230,33 @@ CREATE INDEX generations_by_prompt_tokens ON generations(prompt_tokens);
 CREATE INDEX generations_by_generated_tokens ON generations(generated_tokens);
 )sql";
 
+// Version 4 (issue 17): a conversation's own generation settings, as the
+// user set them in the app (no row: the app-wide defaults apply). Typed
+// columns, as the generations table records them; the seed is the unsigned
+// value's bits (0: a fresh seed per answer).
+constexpr const char* kSchemaV4 = R"sql(
+CREATE TABLE conversation_settings (
+  conversation_id    INTEGER PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+  temperature        REAL NOT NULL,
+  top_k              INTEGER NOT NULL,
+  top_p              REAL NOT NULL,
+  min_p              REAL NOT NULL,
+  repeat_penalty     REAL NOT NULL,
+  frequency_penalty  REAL NOT NULL,
+  presence_penalty   REAL NOT NULL,
+  penalty_last_n     INTEGER NOT NULL,
+  seed               INTEGER NOT NULL,
+  max_tokens         INTEGER NOT NULL,
+  system_prompt      TEXT NOT NULL,
+  updated_ms         INTEGER NOT NULL
+);
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1},
     Migration{2, kSchemaV2},
     Migration{3, kSchemaV3},
+    Migration{4, kSchemaV4},
 };
 
 }  // namespace

@@ -35,13 +35,22 @@ StoreResult<void> configure(sql::Db& db, const StoreOptions& options) {
 }
 
 // Answers that were streaming when the process died keep their text and
-// become kInterrupted. Returns how many.
-StoreResult<int> recover_streaming(sql::Db& db) {
+// become kInterrupted. Returns their ids.
+StoreResult<std::vector<Id>> recover_streaming(sql::Db& db) {
   STORE_ASSIGN_OR_RETURN(sql::Transaction tx, sql::Transaction::begin(db));
+  std::vector<Id> ids;
+  {
+    STORE_ASSIGN_OR_RETURN(sql::Statement stmt,
+                           db.prepare("SELECT id FROM messages WHERE state = 'streaming' ORDER BY id"));
+    for (;;) {
+      STORE_ASSIGN_OR_RETURN(const bool row, stmt.step());
+      if (!row) break;
+      ids.push_back(stmt.int64(0));
+    }
+  }
   STORE_TRY(db.exec("UPDATE messages SET state = 'interrupted' WHERE state = 'streaming'"));
-  const int n = db.changes();
   STORE_TRY(tx.commit());
-  return n;
+  return ids;
 }
 
 // Opens the connection and reads the schema version. A write-protected WAL
@@ -109,6 +118,10 @@ bool Store::read_only() const {
 }
 
 int Store::recovered_messages() const {
+  return static_cast<int>(impl_->recovered.size());
+}
+
+const std::vector<Id>& Store::recovered_message_ids() const {
   return impl_->recovered;
 }
 

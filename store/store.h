@@ -92,6 +92,8 @@ class Store {
   bool read_only() const;
   // Messages open() found 'streaming' and marked kInterrupted.
   int recovered_messages() const;
+  // Their ids, oldest first (the answers to link to after a crash).
+  const std::vector<Id>& recovered_message_ids() const;
   // True when another Store held the writer lock at open(): this one is read-only.
   bool writer_elsewhere() const;
   // That writer's process id, when the lock file names it.
@@ -112,6 +114,11 @@ class Store {
   // The conversation's pin resolved now: its version, or its label's current
   // version (kNotFound naming the label when it no longer exists). nullopt: no pin.
   StoreResult<std::optional<ResolvedPrompt>> resolve_conversation_prompt(Id id);
+  // The conversation's own generation settings (schema 3); nullopt: it has
+  // none, the front end's defaults apply. Setting nullopt removes them.
+  // kNotFound for an unknown conversation.
+  StoreResult<std::optional<ConversationSettings>> conversation_settings(Id id);
+  StoreResult<void> set_conversation_settings(Id id, const std::optional<ConversationSettings>& settings);
   // Soft delete (undo with restore_conversation); purge_deleted removes them for good.
   StoreResult<void> delete_conversation(Id id);
   StoreResult<void> restore_conversation(Id id);

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "store/records.h"
 #include "store/sqlite_db.h"
@@ -20,7 +21,7 @@ struct Store::Impl {
   std::mutex mutex;  // guards db: every public method holds it
   std::function<TimeMs()> clock;
   int schema_version = 0;
-  int recovered = 0;
+  std::vector<Id> recovered;  // the answers open() found 'streaming', oldest first
   bool read_only = false;
   WriterLock writer_lock;         // held for the Store's lifetime when it writes
   bool writer_elsewhere = false;  // another Store held the lock at open: read-only

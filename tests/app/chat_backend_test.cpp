@@ -217,8 +217,8 @@ class ChatBackendTest : public QObject {
   void continueAfterALengthStop() {
     controller_.reset();
     PromptedBackend prompted(backend_.get());
-    prompted.setSystemPrompt(QStringLiteral("Be brief."));
     controller_ = std::make_unique<ChatController>(storage_.get(), &prompted);
+    controller_->setSystemPrompt(QStringLiteral("Be brief."));
     view_ = std::make_unique<ChatView>(controller_->chatModel());
     view_->show();
     connect(view_.get(), &ChatView::continueRequested, this,
@@ -250,6 +250,8 @@ class ChatBackendTest : public QObject {
     const ConversationPath path = readBack();
     QCOMPARE(path.rows.back().message.content, std::string("Once upon a time."));
     QCOMPARE(path.rows.back().sibling_count, 2);  // the cut version stays as the previous branch
+    QVERIFY(path.rows.back().generation.has_value());
+    QCOMPARE(path.rows.back().generation->system_text, std::string("Be brief."));  // recorded with the answer
     QCOMPARE(backend_->requests.size(), std::size_t{2});
     view_.reset();
     controller_.reset();

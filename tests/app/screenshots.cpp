@@ -2,6 +2,7 @@
 // conversation), chatting, performance dock open, dark theme. Run under a real
 // X server (scripts/screenshots.sh uses xvfb-run). Usage: hearth_screenshots OUT_DIR
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QTemporaryDir>
@@ -76,11 +77,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto* c = window.controller();
-  c->setSampling([] {
-    hearth::SamplingParams p;
-    p.temperature = 0.0f;  // greedy: the same pictures every run
-    return p;
-  }());
+  // Greedy through the Generation panel ("Deterministic"): the same pictures every run.
+  auto* preset = window.findChild<QComboBox*>(QStringLiteral("presetCombo"));
+  const int greedy = preset ? preset->findText(QStringLiteral("Deterministic")) : -1;
+  if (greedy < 0) {
+    std::fprintf(stderr, "no Deterministic preset in the Generation panel\n");
+    return 1;
+  }
+  preset->setCurrentIndex(greedy);
+  emit preset->activated(greedy);
   settle(500);
   bool ok = save(window, out, "empty.png");
   ok = answer(c, QStringLiteral("Write a Python function that returns the square of a number.")) && ok;
@@ -88,6 +93,8 @@ int main(int argc, char** argv) {
   settle(800);
   ok = save(window, out, "chatting.png") && ok;
   window.perfDock()->show();
+  window.perfDock()->raise();                                      // a tab beside Generation
+  window.resizeDocks({window.perfDock()}, {430}, Qt::Horizontal);  // the charts need ~400 px
   ok = answer(c, QStringLiteral("Name three colours of the rainbow.")) && ok;
   settle(1500);
   ok = save(window, out, "performance.png") && ok;

@@ -354,5 +354,49 @@ TEST_F(Turn, RerunIsASiblingWithTheSamePromptAndSampling) {
   EXPECT_FALSE(begin_rerun(*store_, 12345, again).ok());
 }
 
+// The front end's plain system prompt (the app's Generation panel): first in
+// the request and recorded as system_text when no version applies; a pinned
+// version wins over it; a re-run keeps it.
+TEST_F(Turn, APlainSystemPromptIsSentAndRecordedWhenNoVersionApplies) {
+  TurnSettings s = greedy();
+  s.system_prompt = "Answer like a pirate.";
+  const TurnResult r = run(send(0, "Hi", s));
+  ASSERT_EQ(r.turn.messages.size(), 2u);
+  EXPECT_EQ(r.turn.messages[0].role, "system");
+  EXPECT_EQ(r.turn.messages[0].content, "Answer like a pirate.");
+  EXPECT_EQ(r.turn.system_text, "Answer like a pirate.");
+  EXPECT_FALSE(r.turn.prompt);
+  const store::GenerationRecord g = stored_generation(r.turn.answer_id);
+  EXPECT_EQ(g.system_text, "Answer like a pirate.");
+  EXPECT_FALSE(g.prompt_version_id);
+
+  TurnSettings again;  // a re-run sends (and records) the same plain prompt
+  auto rerun = begin_rerun(*store_, r.turn.user_message_id, again);
+  ASSERT_TRUE(rerun.ok()) << rerun.error().describe();
+  EXPECT_EQ(rerun->system_text, "Answer like a pirate.");
+  ASSERT_FALSE(rerun->messages.empty());
+  EXPECT_EQ(rerun->messages[0].content, "Answer like a pirate.");
+
+  s.prompt = std::string("helper@2");
+  s.variables = {{"who", "Ed"}};
+  const TurnResult pinned = run(send(0, "Hi", s));
+  ASSERT_EQ(pinned.turn.messages.size(), 2u);
+  EXPECT_EQ(pinned.turn.messages[0].content, "You help Ed briefly.");
+  EXPECT_EQ(stored_generation(pinned.turn.answer_id).system_text, "You help Ed briefly.");
+}
+
+// A conversation with a stored system message keeps it; the plain prompt is not added.
+TEST_F(Turn, AStoredSystemMessageWinsOverThePlainPrompt) {
+  const store::Id conv = *store_->create_conversation("own system");
+  ASSERT_TRUE(store_->add_message({conv, std::nullopt, store::Role::kSystem, "Stored rules."}).ok());
+  TurnSettings s = greedy();
+  s.system_prompt = "Panel rules.";
+  const TurnResult r = run(send(conv, "Hi", s));
+  ASSERT_EQ(r.turn.messages.size(), 2u);
+  EXPECT_EQ(r.turn.messages[0].content, "Stored rules.");
+  EXPECT_TRUE(r.turn.system_text.empty());
+  EXPECT_TRUE(stored_generation(r.turn.answer_id).system_text.empty());
+}
+
 }  // namespace
 }  // namespace hearth::conversation

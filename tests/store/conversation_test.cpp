@@ -1,6 +1,7 @@
 // Conversation list: recency order, rename, archive, soft delete / restore / purge.
 #include <vector>
 
+#include "store/sqlite_db.h"
 #include "tests/store/store_test_util.h"
 
 namespace hearth::store {
@@ -71,6 +72,45 @@ TEST(StoreConversations, ArchiveDeleteRestorePurge) {
   EXPECT_TRUE(store->search("doomed")->empty());
   EXPECT_EQ(ids_of(*store->list_conversations({.include_archived = true})), (std::vector<Id>{c2, c1}));
   EXPECT_EQ(*store->purge_deleted(), 0);
+}
+
+// Schema 3: a conversation's own generation settings, set, replaced, cleared,
+// and gone with the conversation.
+TEST(StoreConversations, OwnGenerationSettings) {
+  TempDir dir;
+  const std::string path = dir.file("hearth.db");
+  auto store = testing::open_store(testing::options_for(path));
+  ASSERT_NE(store, nullptr);
+  const Id c1 = *store->create_conversation("tuned");
+  const Id c2 = *store->create_conversation("plain");
+  EXPECT_FALSE(store->conversation_settings(c1)->has_value());
+  ConversationSettings tuned;
+  tuned.sampling = {0.25, 7, 0.8, 0.1, 1.15, 0.5, 0.25, 32, 0xfedcba9876543210ull};  // a seed above INT64_MAX
+  tuned.max_tokens = 77;
+  tuned.system_prompt = "Answer in French.\nBriefly.";
+  ASSERT_STORE_OK(store->set_conversation_settings(c1, tuned));
+  store.reset();  // survives a restart
+  store = testing::open_store(testing::options_for(path));
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->conversation_settings(c1)->has_value());
+  EXPECT_EQ(**store->conversation_settings(c1), tuned);
+  EXPECT_FALSE(store->conversation_settings(c2)->has_value());
+
+  tuned.max_tokens = 12;
+  tuned.system_prompt.clear();
+  ASSERT_STORE_OK(store->set_conversation_settings(c1, tuned));  // replaces
+  EXPECT_EQ(**store->conversation_settings(c1), tuned);
+  ASSERT_STORE_OK(store->set_conversation_settings(c1, std::nullopt));  // back to the defaults
+  EXPECT_FALSE(store->conversation_settings(c1)->has_value());
+
+  EXPECT_EQ(store->set_conversation_settings(99, tuned).error().code, StoreErrorCode::kNotFound);
+  EXPECT_EQ(store->conversation_settings(99).error().code, StoreErrorCode::kNotFound);
+  ASSERT_STORE_OK(store->set_conversation_settings(c2, tuned));
+  ASSERT_STORE_OK(store->delete_conversation(c2));
+  EXPECT_EQ(*store->purge_deleted(), 1);
+  auto db = sql::Db::open(path, {});
+  ASSERT_TRUE(db.ok());
+  EXPECT_EQ(*db->query_int("SELECT count(*) FROM conversation_settings"), 0);  // cascaded
 }
 
 }  // namespace

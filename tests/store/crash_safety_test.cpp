@@ -109,6 +109,7 @@ TEST(StoreCrashSafety, KilledMidAnswerKeepsThePartialAnswerMarkedInterrupted) {
   auto store = testing::open_store(testing::options_for(path));
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(store->recovered_messages(), 1);
+  EXPECT_EQ(store->recovered_message_ids(), std::vector<Id>{ids[2]});  // the app links to it
   const Message answer = *store->get_message(ids[2]);
   EXPECT_EQ(answer.content, "A hearth is the floor of a fireplace");
   EXPECT_EQ(answer.state, MessageState::kInterrupted);

@@ -67,9 +67,46 @@ std::vector<Fixture> fixtures() {
                  EXPECT_EQ(history->front().answer_message_id, 2);  // answer_id was filled in
                  EXPECT_EQ(history->front().prompt_name, "Pirate");
                  EXPECT_EQ(s.get_conversation(1)->prompt_version_id, 2);
+                 EXPECT_FALSE(s.conversation_settings(1)->has_value());  // schema 4: the defaults apply
                }});
-  // Version 2: two answered prompts with measurements; version 3 adds the
-  // measurement indexes, and a TTFT sort reads them (with an unanswered prompt last).
+  // Version 2: a conversation pinned to a label, a generation with its
+  // system text; from version 4 on it can have its own settings.
+  f.push_back({[](sql::Db& db) {
+                 ASSERT_TRUE(db.exec(R"sql(
+      INSERT INTO prompts (id, name, created_ms) VALUES (1, 'Terse', 10);
+      INSERT INTO prompt_versions (id, prompt_id, version, text, note, created_ms, temperature)
+        VALUES (1, 1, 1, 'Be terse.', '', 11, 0.3);
+      INSERT INTO conversations (id, title, created_ms, updated_ms, label_prompt_id, prompt_label)
+        VALUES (1, 'Two', 12, 14, 1, 'latest');
+      INSERT INTO messages (id, conversation_id, parent_id, role, content, state, created_ms, updated_ms)
+        VALUES (1, 1, NULL, 'user', 'hi', 'complete', 13, 13), (2, 1, 1, 'assistant', 'Hi.', 'complete', 14, 14);
+      UPDATE conversations SET current_leaf_id = 2;
+      INSERT INTO generations (message_id, prompt_version_id, model_path, model_sha256, quantization, kv_precision,
+        device, temperature, top_k, top_p, min_p, repeat_penalty, frequency_penalty, presence_penalty, penalty_last_n,
+        seed, prompt_tokens, cached_tokens, generated_tokens, ttft_ms, prefill_tok_s, decode_tok_s, itl_p50_ms,
+        itl_p95_ms, peak_memory_bytes, finish_reason, started_ms, finished_ms, system_text, max_tokens, model_name)
+        VALUES (2, 1, '/m/smol.gguf', 'ab', 'Q4_1', 'f16', 'cpu', 0.3, 40, 0.9, 0.05, 1.0, 0, 0, 64, 9, 8, 0, 2, 10,
+                100, 50, 20, 30, 1000, 'stop', 13, 14, 'Be terse.', 256, 'SmolLM2');
+    )sql")
+                                 .ok());
+               },
+               [](Store& s) {
+                 auto c = s.get_conversation(1);
+                 ASSERT_TRUE(c.ok());
+                 EXPECT_EQ(c->prompt_label, "latest");
+                 auto g = s.get_generation(2);
+                 ASSERT_TRUE(g.ok() && g->has_value());
+                 EXPECT_EQ((*g)->system_text, "Be terse.");
+                 EXPECT_EQ((*g)->max_tokens, 256);
+                 EXPECT_FALSE(s.conversation_settings(1)->has_value());
+                 ConversationSettings own;
+                 own.max_tokens = 64;
+                 own.system_prompt = "Rhyme.";
+                 ASSERT_TRUE(s.set_conversation_settings(1, own).ok());
+                 EXPECT_EQ(**s.conversation_settings(1), own);
+               }});
+  // Version 3 (the measurement indexes, which a TTFT sort reads): two answered
+  // prompts with measurements and an unanswered one, which sorts last.
   f.push_back({[](sql::Db& db) {
                  ASSERT_TRUE(db.exec(R"sql(
       INSERT INTO conversations (id, title, created_ms, updated_ms) VALUES (1, 'Two', 10, 20);

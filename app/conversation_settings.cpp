@@ -1,0 +1,124 @@
+#include "app/conversation_settings.h"
+
+#include <optional>
+#include <utility>
+
+#include "app/storage_service.h"
+
+namespace hearth::app {
+
+store::ConversationSettings to_record(const GenerationSettings& g) {
+  const SamplingParams& p = g.sampling;
+  store::ConversationSettings r;
+  r.sampling = {p.temperature,      p.top_k,          p.top_p, p.min_p, p.repeat_penalty, p.frequency_penalty,
+                p.presence_penalty, p.penalty_last_n, p.seed};
+  r.max_tokens = g.max_tokens;
+  r.system_prompt = g.system_prompt.toStdString();
+  return r;
+}
+
+GenerationSettings from_record(const store::ConversationSettings& r) {
+  const store::SamplingRecord& s = r.sampling;
+  GenerationSettings g;
+  // Floats stored as doubles read back as the same floats.
+  g.sampling.temperature = static_cast<float>(s.temperature);
+  g.sampling.top_k = static_cast<std::int32_t>(s.top_k);
+  g.sampling.top_p = static_cast<float>(s.top_p);
+  g.sampling.min_p = static_cast<float>(s.min_p);
+  g.sampling.repeat_penalty = static_cast<float>(s.repeat_penalty);
+  g.sampling.frequency_penalty = static_cast<float>(s.frequency_penalty);
+  g.sampling.presence_penalty = static_cast<float>(s.presence_penalty);
+  g.sampling.penalty_last_n = static_cast<std::int32_t>(s.penalty_last_n);
+  g.sampling.seed = s.seed;
+  g.max_tokens = static_cast<int>(r.max_tokens);
+  g.system_prompt = QString::fromStdString(r.system_prompt);
+  return g;
+}
+
+ConversationSettingsKeeper::ConversationSettingsKeeper(StorageService* storage,
+                                                       std::function<GenerationSettings()> defaults, QObject* parent)
+    : QObject(parent), storage_(storage), defaults_(std::move(defaults)) {
+  save_timer_.setSingleShot(true);
+  save_timer_.setInterval(kSaveDelayMs);
+  connect(&save_timer_, &QTimer::timeout, this, &ConversationSettingsKeeper::flush);
+}
+
+ConversationSettingsKeeper::~ConversationSettingsKeeper() {
+  flush();
+}
+
+GenerationSettings ConversationSettingsKeeper::current() const {
+  const auto it = own_.find(current_);
+  return it != own_.end() ? it->second : defaults_();
+}
+
+void ConversationSettingsKeeper::open(qint64 conversation) {
+  flush();
+  current_ = conversation;
+  if (conversation == 0) own_.erase(0);  // a new chat starts from the defaults
+  emit settingsChanged(current());
+  if (conversation == 0 || loaded_[conversation]) return;
+  storage_->run(
+      this, tr("reading the conversation's settings"),
+      [conversation](store::Store& s) { return s.conversation_settings(conversation); },
+      [this, conversation](std::optional<store::ConversationSettings> stored) {
+        loaded_[conversation] = true;
+        if (!stored || own_.count(conversation)) return;  // an edit made meanwhile wins
+        own_[conversation] = from_record(*stored);
+        if (conversation == current_) emit settingsChanged(current());
+      });
+}
+
+void ConversationSettingsKeeper::adoptNewChat(qint64 conversation) {
+  flush();
+  current_ = conversation;
+  loaded_[conversation] = true;  // new: the store has nothing for it
+  if (auto it = own_.find(0); it != own_.end()) {
+    own_[conversation] = it->second;
+    own_.erase(it);
+    save(conversation);
+  }
+  emit settingsChanged(current());
+}
+
+void ConversationSettingsKeeper::edit(const GenerationSettings& settings) {
+  own_[current_] = settings;
+  emit settingsChanged(settings);
+  if (current_ == 0) return;  // kept until the first send creates the conversation
+  if (dirty_ != current_) flush();
+  dirty_ = current_;
+  save_timer_.start();
+}
+
+void ConversationSettingsKeeper::reset() {
+  if (dirty_ == current_) {
+    dirty_ = -1;
+    save_timer_.stop();
+  }
+  const bool had = own_.erase(current_) != 0;
+  emit settingsChanged(current());
+  if (had && current_ != 0) save(current_);
+}
+
+void ConversationSettingsKeeper::defaultsChanged() {
+  if (!own_.count(current_)) emit settingsChanged(current());
+}
+
+void ConversationSettingsKeeper::flush() {
+  save_timer_.stop();
+  if (dirty_ < 0) return;
+  save(std::exchange(dirty_, -1));
+}
+
+void ConversationSettingsKeeper::save(qint64 conversation) {
+  std::optional<store::ConversationSettings> record;
+  if (const auto it = own_.find(conversation); it != own_.end()) record = to_record(it->second);
+  storage_->run(tr("saving the conversation's settings"), [conversation, record](store::Store& s) {
+    auto saved = s.set_conversation_settings(conversation, record);
+    // A conversation deleted meanwhile has nothing to keep.
+    if (!saved && saved.error().code == store::StoreErrorCode::kNotFound) return store::StoreResult<void>{};
+    return saved;
+  });
+}
+
+}  // namespace hearth::app
