@@ -64,6 +64,7 @@ class EngineImpl final : public Engine {
   EngineStats stats() const override { return metrics_.snapshot(); }
   void set_profiling(const ProfileOptions& options) override;
   ProfileReport profile() const override { return profile_.report(); }
+  ProfileReport profile_since(std::int64_t first_step) const override { return profile_.report_since(first_step); }
   void set_overflow_check(bool on) override;
   std::optional<OverflowFinding> first_overflow() const override;
   const ModelHyperParams& model_info() const override;
