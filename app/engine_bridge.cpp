@@ -9,6 +9,8 @@ void register_engine_metatypes() {
   qRegisterMetaType<GenerationRequest>();
   qRegisterMetaType<GenerationDone>();
   qRegisterMetaType<StatsSample>();
+  qRegisterMetaType<ProfileUpdate>();
+  qRegisterMetaType<OverflowFinding>();
 }
 
 EngineBridge::EngineBridge(QObject* parent) : ChatBackend(parent), worker_(new EngineWorker) {
@@ -36,6 +38,8 @@ EngineBridge::EngineBridge(QObject* parent) : ChatBackend(parent), worker_(new E
   connect(worker_, &EngineWorker::tokens, this, &EngineBridge::tokens);
   connect(worker_, &EngineWorker::finished, this, &EngineBridge::finished);
   connect(worker_, &EngineWorker::statsUpdated, this, &EngineBridge::statsUpdated);
+  connect(worker_, &EngineWorker::profileUpdated, this, &EngineBridge::profileUpdated);
+  connect(worker_, &EngineWorker::overflowFound, this, &EngineBridge::overflowFound);
   thread_.start();
 }
 
@@ -59,6 +63,16 @@ void EngineBridge::unloadModel() {
 void EngineBridge::generate(const GenerationRequest& request) {
   QMetaObject::invokeMethod(
       worker_, [w = worker_, request] { w->generate(request); }, Qt::QueuedConnection);
+}
+
+void EngineBridge::setProfiling(bool on) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, on] { w->setProfiling(on); }, Qt::QueuedConnection);
+}
+
+void EngineBridge::setOverflowCheck(bool on) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, on] { w->setOverflowCheck(on); }, Qt::QueuedConnection);
 }
 
 void EngineBridge::cancel(qint64 tag) {

@@ -11,6 +11,7 @@
 
 #include "app/chat_backend.h"
 #include "app/engine_types.h"
+#include "app/profiler_data.h"
 #include "models/run_config.h"
 
 namespace hearth::app {
@@ -28,6 +29,9 @@ class EngineBridge final : public ChatBackend {
   void unloadModel();
   void generate(const GenerationRequest& request) override;
   void cancel(qint64 tag) override;
+  // The engine's instruments, kept across model loads (EngineWorker).
+  void setProfiling(bool on);
+  void setOverflowCheck(bool on);
 
   const std::optional<LoadedModel>& model() const override { return model_; }
   bool loading() const { return loading_; }
@@ -38,6 +42,8 @@ class EngineBridge final : public ChatBackend {
   void loadFailed(const QString& path, const QString& message);
   void modelUnloaded();
   void statsUpdated(const hearth::app::StatsSample& sample);
+  void profileUpdated(const hearth::app::ProfileUpdate& update);
+  void overflowFound(const hearth::OverflowFinding& finding);
 
  private:
   QThread thread_;

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "app/engine_types.h"
+#include "app/profiler_data.h"
 #include "models/run_config.h"
 
 class QTimer;
@@ -40,6 +41,10 @@ class EngineWorker : public QObject {
   void generate(const hearth::app::GenerationRequest& request);
   void cancel(qint64 tag);
   void shutdown();  // drops the engine (cancelling what runs) and stops the timers
+  // The instruments (engine_worker_profiler.cpp), kept across model loads.
+  // Profiling on: a fresh window, polled with the stats (profileUpdated, 4 Hz).
+  void setProfiling(bool on);
+  void setOverflowCheck(bool on);  // overflowFound once per finding
 
  signals:
   void loadStarted(const QString& path);
@@ -49,6 +54,8 @@ class EngineWorker : public QObject {
   void tokens(qint64 tag, const QString& text, int count);
   void finished(const hearth::app::GenerationDone& done);
   void statsUpdated(const hearth::app::StatsSample& sample);
+  void profileUpdated(const hearth::app::ProfileUpdate& update);
+  void overflowFound(const hearth::OverflowFinding& finding);
 
  private slots:
   void flush();
@@ -62,6 +69,10 @@ class EngineWorker : public QObject {
   void finishActive(qint64 tag, const FinishEvent& event);
   std::optional<Error> open(const QString& path_or_name, const models::RunConfig& config);
   void dropEngine();
+  void applyInstruments();  // to a newly opened engine
+  void pollInstruments();   // with each stats sample
+
+  static constexpr std::size_t kProfileKeepSteps = 512;  // > steps per poll at any decode rate
 
   std::unique_ptr<Engine> engine_;
   LoadedModel model_;
@@ -70,6 +81,12 @@ class EngineWorker : public QObject {
   QTimer* flush_timer_ = nullptr;
   QTimer* stats_timer_ = nullptr;
   QElapsedTimer clock_;
+  bool profiling_ = false;
+  bool overflow_check_ = false;
+  bool overflow_reported_ = false;
+  std::uint64_t profile_window_ = 0;  // bumped when profiling (re)starts
+  std::int64_t next_profile_step_ = 0;
+  std::int64_t sent_profile_steps_ = -1;  // the window's step count last sent
 };
 
 // The process's resident memory in bytes (from /proc/self/statm; 0 elsewhere).

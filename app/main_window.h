@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include <spdlog/sinks/sink.h>
 
@@ -21,6 +22,10 @@
 class QPushButton;
 class QActionGroup;
 
+namespace hearth::advice {
+struct Suggestion;
+}
+
 namespace hearth::app {
 
 class Banner;
@@ -30,9 +35,11 @@ class ConversationDock;
 class EngineBridge;
 class PromptedBackend;
 class InputBox;
+class LatencyAdvisor;
 class LogModel;
 class ModelBar;
 class PerfDock;
+class ProfilerDock;
 class StatsHistoryModel;
 class StorageService;
 
@@ -58,6 +65,8 @@ class MainWindow : public QMainWindow {
   StorageService* storage() const { return storage_.get(); }
   StatsHistoryModel* history() const { return history_; }
   PerfDock* perfDock() const { return perf_dock_; }
+  ProfilerDock* profilerDock() const { return profiler_dock_; }
+  LatencyAdvisor* latencyAdvisor() const { return advisor_; }
   GenerationPanel* generationPanel() const { return generation_panel_; }
   PromptedBackend* promptedBackend() const { return prompted_.get(); }
   Banner* banner() const { return banner_; }
@@ -80,6 +89,9 @@ class MainWindow : public QMainWindow {
   void sendInput();
   void setGenerating(bool generating);
   void connectGeneration();
+  void connectProfiler();                                      // main_window_profiler.cpp
+  void connectAdvice();                                        // main_window_profiler.cpp
+  void applySuggestion(const advice::Suggestion& suggestion);  // a latency suggestion the user accepted
   GenerationSettings generationDefaults() const;
   void showGenerationFor(qint64 conversation);  // its settings, else the defaults: in the panel and in use
   QString initialModel(const MainWindowOptions& options) const;
@@ -101,6 +113,9 @@ class MainWindow : public QMainWindow {
   QPushButton* regenerate_ = nullptr;
   ConversationDock* conversations_ = nullptr;
   PerfDock* perf_dock_ = nullptr;
+  ProfilerDock* profiler_dock_ = nullptr;
+  LatencyAdvisor* advisor_ = nullptr;
+  std::string quant_override_;  // a weight format from an accepted latency suggestion (this session)
   QDockWidget* log_dock_ = nullptr;
   QDockWidget* prompt_dock_ = nullptr;  // the prompt library (PromptLibraryPanel)
   QDockWidget* generation_dock_ = nullptr;
