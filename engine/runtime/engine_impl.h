@@ -113,6 +113,15 @@ class EngineImpl final : public Engine {
   void collect_instruments(const metrics::StepRecord& rec, Clock::time_point sampled_from);
   bool forward(const scheduler::StepPlan& plan);
   std::int32_t sample_all(const scheduler::StepPlan& plan);
+  // Requests that finished on this step's token, ended once the step's
+  // instruments are collected: a caller woken by the finish event finds the
+  // step in profile().
+  struct StepFinish {
+    RequestId id = 0;
+    FinishReason reason = FinishReason::kStop;
+    std::optional<Error> error;
+  };
+  std::vector<StepFinish> step_finishes_;
 
   // Immutable after construction.
   ModelBundle bundle_;
