@@ -162,7 +162,12 @@ class ProfilerPanelTest : public QObject {
     view->trigger();
     QTRY_VERIFY(dock->profilingActive());
     send(window.get(), QStringLiteral("Once more."));
-    QTRY_VERIFY_WITH_TIMEOUT(dock->data().report().steps > 0 && dock->data().report().steps < before, kTimeoutMs);
+    QTRY_VERIFY2_WITH_TIMEOUT(dock->data().report().steps > 0 && dock->data().report().steps < before,
+                              qPrintable(QStringLiteral("%1 steps shown, %2 before closing, generating: %3")
+                                             .arg(dock->data().report().steps)
+                                             .arg(before)
+                                             .arg(window->controller()->generating())),
+                              kTimeoutMs);
     child<QPushButton>(window.get(), "stopButton")->click();
     QTRY_VERIFY_WITH_TIMEOUT(!window->controller()->generating(), kTimeoutMs);
   }
