@@ -10,6 +10,8 @@ void register_engine_metatypes() {
   qRegisterMetaType<GenerationDone>();
   qRegisterMetaType<TokenCountRequest>();
   qRegisterMetaType<StatsSample>();
+  qRegisterMetaType<ProfileUpdate>();
+  qRegisterMetaType<OverflowFinding>();
 }
 
 EngineBridge::EngineBridge(QObject* parent) : ChatBackend(parent), worker_(new EngineWorker) {
@@ -42,6 +44,8 @@ EngineBridge::EngineBridge(QObject* parent) : ChatBackend(parent), worker_(new E
     served_url_ = url;
     emit servingChanged(url, error);
   });
+  connect(worker_, &EngineWorker::profileUpdated, this, &EngineBridge::profileUpdated);
+  connect(worker_, &EngineWorker::overflowFound, this, &EngineBridge::overflowFound);
   thread_.start();
 }
 
@@ -76,6 +80,16 @@ void EngineBridge::unloadModel() {
 void EngineBridge::generate(const GenerationRequest& request) {
   QMetaObject::invokeMethod(
       worker_, [w = worker_, request] { w->generate(request); }, Qt::QueuedConnection);
+}
+
+void EngineBridge::setProfiling(bool on) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, on] { w->setProfiling(on); }, Qt::QueuedConnection);
+}
+
+void EngineBridge::setOverflowCheck(bool on) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, on] { w->setOverflowCheck(on); }, Qt::QueuedConnection);
 }
 
 void EngineBridge::cancel(qint64 tag) {

@@ -12,6 +12,7 @@
 #include "app/chat_backend.h"
 #include "app/engine_types.h"
 #include "app/model_server.h"
+#include "app/profiler_data.h"
 #include "models/run_config.h"
 
 namespace hearth::app {
@@ -35,6 +36,9 @@ class EngineBridge final : public ChatBackend {
   void generate(const GenerationRequest& request) override;
   void cancel(qint64 tag) override;
   void countTokens(const TokenCountRequest& request) override;
+  // The engine's instruments, kept across model loads (EngineWorker).
+  void setProfiling(bool on);
+  void setOverflowCheck(bool on);
 
   const std::optional<LoadedModel>& model() const override { return model_; }
   bool loading() const { return loading_; }
@@ -46,6 +50,8 @@ class EngineBridge final : public ChatBackend {
   void modelUnloaded();
   void statsUpdated(const hearth::app::StatsSample& sample);
   void servingChanged(const QString& url, const QString& error);
+  void profileUpdated(const hearth::app::ProfileUpdate& update);
+  void overflowFound(const hearth::OverflowFinding& finding);
 
  private:
   QThread thread_;

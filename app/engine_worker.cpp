@@ -93,6 +93,7 @@ std::optional<Error> EngineWorker::open(const QString& path_or_name, const model
   model_.kv_precision = QString::fromLatin1(to_string(run.kv_precision));
   model_.context_length = engine_->context_length();
   model_.file_bytes = QFileInfo(model_.path).size();
+  applyInstruments();
   log::get("app")->info("loaded {} on {} ({}){}{}, weights {}, KV {}, {} tokens of context, chat format: {}",
                         opened->path.string(), run.device, run.device_name, run.device_reason.empty() ? "" : ": ",
                         run.device_reason, run.weight_format, to_string(run.kv_precision), model_.context_length,
@@ -201,6 +202,7 @@ void EngineWorker::sampleStats() {
   if (engine_) sample.stats = engine_->stats();
   sample.rss_bytes = resident_bytes();
   emit statsUpdated(sample);
+  pollInstruments();
 }
 
 }  // namespace hearth::app

@@ -13,6 +13,7 @@
 
 #include "app/engine_types.h"
 #include "app/model_server.h"
+#include "app/profiler_data.h"
 #include "models/run_config.h"
 
 class QTimer;
@@ -51,6 +52,10 @@ class EngineWorker : public QObject {
   void cancel(qint64 tag);
   void countTokens(const hearth::app::TokenCountRequest& request);  // tokensCounted(tag, -1) without a model
   void shutdown();  // drops the engine (cancelling what runs) and stops the timers
+  // The instruments (engine_worker_profiler.cpp), kept across model loads.
+  // Profiling on: a fresh window, polled with the stats (profileUpdated, 4 Hz).
+  void setProfiling(bool on);
+  void setOverflowCheck(bool on);  // overflowFound once per finding
 
  signals:
   void loadStarted(const QString& path);
@@ -63,6 +68,8 @@ class EngineWorker : public QObject {
   void statsUpdated(const hearth::app::StatsSample& sample);
   // The served URL ("" : not serving) and why it stopped or could not start ("" : asked to).
   void servingChanged(const QString& url, const QString& error);
+  void profileUpdated(const hearth::app::ProfileUpdate& update);
+  void overflowFound(const hearth::OverflowFinding& finding);
 
  private slots:
   void flush();
@@ -76,6 +83,10 @@ class EngineWorker : public QObject {
   void finishActive(qint64 tag, const FinishEvent& event);
   std::optional<Error> open(const QString& path_or_name, const models::RunConfig& config);
   void dropEngine();
+  void applyInstruments();  // to a newly opened engine
+  void pollInstruments();   // with each stats sample
+
+  static constexpr std::size_t kProfileKeepSteps = 512;  // > steps per poll at any decode rate
 
   void stopServing(const QString& why);
 
@@ -87,6 +98,12 @@ class EngineWorker : public QObject {
   QTimer* flush_timer_ = nullptr;
   QTimer* stats_timer_ = nullptr;
   QElapsedTimer clock_;
+  bool profiling_ = false;
+  bool overflow_check_ = false;
+  bool overflow_reported_ = false;
+  std::uint64_t profile_window_ = 0;  // bumped when profiling (re)starts
+  std::int64_t next_profile_step_ = 0;
+  std::int64_t sent_profile_steps_ = -1;  // the window's step count last sent
 };
 
 // The process's resident memory in bytes (from /proc/self/statm; 0 elsewhere).

@@ -27,6 +27,7 @@
 #include "app/log_model.h"
 #include "app/model_bar.h"
 #include "app/perf_dock.h"
+#include "app/profiler_dock.h"
 #include "app/prompt_library_panel.h"
 #include "app/prompted_backend.h"
 #include "app/remote_endpoint_dialog.h"
@@ -152,6 +153,10 @@ void MainWindow::buildDocks() {
   tabifyDockWidget(generation_dock_, perf_dock_);  // one column on the right, a tab each
   tabifyDockWidget(generation_dock_, prompt_dock_);
   prompt_dock_->hide();  // View > Prompts shows it, as a tab of that column
+  profiler_dock_ = new ProfilerDock(this);
+  addDockWidget(Qt::RightDockWidgetArea, profiler_dock_);
+  tabifyDockWidget(generation_dock_, profiler_dock_);
+  profiler_dock_->hide();  // View > Profiler; the engine profiles while it is open
   generation_dock_->raise();
   resizeDocks({conversations_, generation_dock_}, {240, 300}, Qt::Horizontal);
 }
@@ -248,6 +253,7 @@ void MainWindow::connectParts() {
   connect(e, &EngineBridge::statsUpdated, history_, &StatsHistoryModel::append);
   connectGeneration();
   connectReview();
+  connectProfiler();
 }
 
 void MainWindow::connectGeneration() {
@@ -323,7 +329,9 @@ void MainWindow::setTheme(Theme theme) {
 }
 
 void MainWindow::loadModel(const QString& path_or_name) {
-  engine_->loadModel(path_or_name, run_config_of(settings_.values));
+  models::RunConfig config = run_config_of(settings_.values);
+  config.quant = quant_override_;  // "" unless a latency suggestion chose a coarser format
+  engine_->loadModel(path_or_name, config);
 }
 
 void MainWindow::applySettings(const MainWindowOptions& options) {

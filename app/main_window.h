@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include <spdlog/sinks/sink.h>
 
@@ -20,6 +21,10 @@
 
 class QPushButton;
 class QActionGroup;
+
+namespace hearth::advice {
+struct Suggestion;
+}
 
 namespace hearth::app {
 
@@ -32,9 +37,11 @@ class ConversationSettingsKeeper;
 class EngineBridge;
 class PromptedBackend;
 class InputBox;
+class LatencyAdvisor;
 class LogModel;
 class ModelBar;
 class PerfDock;
+class ProfilerDock;
 class StatsHistoryModel;
 class StorageService;
 
@@ -60,6 +67,8 @@ class MainWindow : public QMainWindow {
   StorageService* storage() const { return storage_.get(); }
   StatsHistoryModel* history() const { return history_; }
   PerfDock* perfDock() const { return perf_dock_; }
+  ProfilerDock* profilerDock() const { return profiler_dock_; }
+  LatencyAdvisor* latencyAdvisor() const { return advisor_; }
   GenerationPanel* generationPanel() const { return generation_panel_; }
   PromptedBackend* promptedBackend() const { return prompted_.get(); }
   Banner* banner() const { return banner_; }
@@ -84,6 +93,9 @@ class MainWindow : public QMainWindow {
   void setGenerating(bool generating);
   void connectGeneration();
   void connectReview();  // prompt history, rerun/compare, ratings, variables form (main_window_review.cpp)
+  void connectProfiler();                                      // main_window_profiler.cpp
+  void connectAdvice();                                        // main_window_profiler.cpp
+  void applySuggestion(const advice::Suggestion& suggestion);  // a latency suggestion the user accepted
   GenerationSettings generationDefaults() const;
   void applyGeneration(const GenerationSettings& g);  // the open conversation's: in the panel and in use
   QString initialModel(const MainWindowOptions& options) const;
@@ -105,6 +117,9 @@ class MainWindow : public QMainWindow {
   QPushButton* regenerate_ = nullptr;
   ConversationDock* conversations_ = nullptr;
   PerfDock* perf_dock_ = nullptr;
+  ProfilerDock* profiler_dock_ = nullptr;
+  LatencyAdvisor* advisor_ = nullptr;
+  std::string quant_override_;  // a weight format from an accepted latency suggestion (this session)
   QDockWidget* log_dock_ = nullptr;
   QDockWidget* prompt_dock_ = nullptr;  // the prompt library (PromptLibraryPanel)
   QDockWidget* generation_dock_ = nullptr;

@@ -16,6 +16,7 @@
 #include "app/app_icon.h"
 #include "app/model_bar.h"
 #include "app/perf_dock.h"
+#include "app/profiler_dock.h"
 
 namespace hearth::app {
 
@@ -62,7 +63,9 @@ void MainWindow::buildMenus() {
   view->addActions({show_conversations, show_perf, show_log, show_prompts});
   QAction* show_generation = generation_dock_->toggleViewAction();
   show_generation->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
-  view->addActions({show_conversations, show_generation, show_perf, show_log});
+  QAction* show_profiler = profiler_dock_->toggleViewAction();
+  show_profiler->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+  view->addActions({show_conversations, show_generation, show_perf, show_log, show_profiler});
   view->addSeparator();
   QMenu* theme = view->addMenu(tr("&Theme"));
   theme_group_ = new QActionGroup(this);

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/metrics/roofline.h"
+
 namespace hearth::cli {
 namespace {
 
@@ -15,7 +17,9 @@ KernelKind kind_at(std::size_t k) {
   return static_cast<KernelKind>(k);
 }
 
-json entry_json(const OpProfileEntry& e) {
+json entry_json(const OpProfileEntry& e, const DeviceCeilings& ceilings) {
+  const metrics::AchievedRate rate = metrics::achieved_rate(static_cast<double>(e.input_bytes + e.output_bytes),
+                                                            static_cast<double>(e.flops), e.duration_us, ceilings);
   return {{"name", e.name},
           {"layer", e.layer},
           {"kind", kernel_kind_name(e.kind)},
@@ -25,7 +29,39 @@ json entry_json(const OpProfileEntry& e) {
           {"input_bytes", e.input_bytes},
           {"output_bytes", e.output_bytes},
           {"flops", e.flops},
-          {"is_fused", e.is_fused}};
+          {"is_fused", e.is_fused},
+          {"achieved_bytes_per_s", rate.bytes_per_s},
+          {"achieved_flops_per_s", rate.flops_per_s},
+          {"ceiling_fraction", rate.ceiling_fraction}};
+}
+
+metrics::AchievedRate cell_rate(const ProfileReport& r, std::int32_t l, std::size_t k) {
+  return metrics::achieved_rate(r.cell_bytes(l, kind_at(k)), r.cell_flops(l, kind_at(k)), r.cell(l, kind_at(k)),
+                                r.ceilings);
+}
+
+// Each kind summed over the layers: its achieved rates over the run.
+json kernel_rates_json(const ProfileReport& r) {
+  json out = json::object();
+  for (std::size_t k = 0; k < kKernelKinds; ++k) {
+    double us = 0, bytes = 0, flops = 0;
+    for (std::int32_t l = 0; l < r.n_layer; ++l) {
+      us += r.cell(l, kind_at(k));
+      bytes += r.cell_bytes(l, kind_at(k));
+      flops += r.cell_flops(l, kind_at(k));
+    }
+    if (us <= 0) continue;
+    const metrics::AchievedRate rate = metrics::achieved_rate(bytes, flops, us, r.ceilings);
+    out[kernel_kind_name(kind_at(k))] = {{"duration_us", us},
+                                         {"bytes", bytes},
+                                         {"flops", flops},
+                                         {"achieved_bytes_per_s", rate.bytes_per_s},
+                                         {"achieved_flops_per_s", rate.flops_per_s},
+                                         {"bandwidth_fraction", rate.bandwidth_fraction},
+                                         {"compute_fraction", rate.compute_fraction},
+                                         {"ceiling_fraction", rate.ceiling_fraction}};
+  }
+  return out;
 }
 
 double layer_total(const ProfileReport& r, std::int32_t l) {
@@ -49,10 +85,21 @@ json profile_json(const ProfileReport& r) {
     kernels.push_back(kernel_kind_name(kind_at(k)));
     outside[kernel_kind_name(kind_at(k))] = r.outside_layers_us[k];
   }
+  json matrix_bytes = json::array(), matrix_flops = json::array(), matrix_fraction = json::array();
+  const bool sized = r.matrix_bytes.size() == r.matrix_us.size() && r.matrix_flops.size() == r.matrix_us.size();
   for (std::int32_t l = 0; l < r.n_layer; ++l) {
-    json row = json::array();
-    for (std::size_t k = 0; k < kKernelKinds; ++k) row.push_back(r.cell(l, kind_at(k)));
+    json row = json::array(), bytes = json::array(), flops = json::array(), fraction = json::array();
+    for (std::size_t k = 0; k < kKernelKinds; ++k) {
+      row.push_back(r.cell(l, kind_at(k)));
+      if (!sized) continue;
+      bytes.push_back(r.cell_bytes(l, kind_at(k)));
+      flops.push_back(r.cell_flops(l, kind_at(k)));
+      fraction.push_back(cell_rate(r, l, k).ceiling_fraction);
+    }
     matrix.push_back(std::move(row));
+    matrix_bytes.push_back(std::move(bytes));
+    matrix_flops.push_back(std::move(flops));
+    matrix_fraction.push_back(std::move(fraction));
   }
   json steps = json::array(), entries = json::array();
   for (const StepProfile& s : r.recent) {
@@ -62,8 +109,9 @@ json profile_json(const ProfileReport& r) {
                      {"host_wait_us", s.host_wait_us},
                      {"gpu_idle_us", s.gpu_idle_us},
                      {"gpu_busy_us", s.gpu_busy_us},
-                     {"sampling_us", s.sampling_us}});
-    for (const OpProfileEntry& e : s.ops) entries.push_back(entry_json(e));
+                     {"sampling_us", s.sampling_us},
+                     {"scheduling_us", s.scheduling_us}});
+    for (const OpProfileEntry& e : s.ops) entries.push_back(entry_json(e, r.ceilings));
   }
   return {{"layers", std::move(layers)},
           {"kernels", std::move(kernels)},
@@ -73,7 +121,16 @@ json profile_json(const ProfileReport& r) {
           {"host_wait_us", r.host_wait_us},
           {"gpu_idle_us", r.gpu_idle_us},
           {"sampling_us", r.sampling_us},
+          {"scheduling_us", r.scheduling_us},
           {"n_steps", r.steps},
+          {"matrix_bytes", std::move(matrix_bytes)},
+          {"matrix_flops", std::move(matrix_flops)},
+          {"matrix_ceiling_fraction", std::move(matrix_fraction)},
+          {"kernel_rates", kernel_rates_json(r)},
+          {"ceilings",
+           {{"bytes_per_s", r.ceilings.bytes_per_s},
+            {"flops_per_s", r.ceilings.flops_per_s},
+            {"source", r.ceilings.source}}},
           {"steps", std::move(steps)},
           {"entries", std::move(entries)}};
 }
@@ -121,15 +178,42 @@ json trace_json(const ProfileReport& r) {
   return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};
 }
 
+std::string matrix_csv(const ProfileReport& r) {
+  std::string out = "layer,kernel,duration_us,bytes,flops,achieved_bytes_per_s,achieved_flops_per_s,ceiling_fraction\n";
+  const bool sized = r.matrix_bytes.size() == r.matrix_us.size() && r.matrix_flops.size() == r.matrix_us.size();
+  char line[256];
+  for (std::int32_t l = 0; l < r.n_layer; ++l) {
+    for (std::size_t k = 0; k < kKernelKinds; ++k) {
+      const double us = r.cell(l, kind_at(k));
+      const double bytes = sized ? r.cell_bytes(l, kind_at(k)) : 0, flops = sized ? r.cell_flops(l, kind_at(k)) : 0;
+      const metrics::AchievedRate rate = metrics::achieved_rate(bytes, flops, us, r.ceilings);
+      std::snprintf(line, sizeof line, "%d,%s,%.3f,%.0f,%.0f,%.6g,%.6g,%.6g\n", l, kernel_kind_name(kind_at(k)), us,
+                    bytes, flops, rate.bytes_per_s, rate.flops_per_s, rate.ceiling_fraction);
+      out += line;
+    }
+  }
+  return out;
+}
+
 void print_profile_table(std::FILE* out, const ProfileReport& r) {
   const double fwd = std::max(r.forward_us, 1e-9);
   std::fprintf(out, "%lld steps, forward %.1f ms, host wait %.1f ms, GPU idle %.1f ms, sampling %.1f ms\n\n",
                static_cast<long long>(r.steps), r.forward_us / 1e3, r.host_wait_us / 1e3, r.gpu_idle_us / 1e3,
                r.sampling_us / 1e3);
-  std::fprintf(out, "%-12s %12s %7s\n", "kernel", "total ms", "% fwd");
+  if (r.ceilings.bytes_per_s > 0 || r.ceilings.flops_per_s > 0) {
+    std::fprintf(out, "ceilings: %.1f GB/s, %.1f GFLOP/s (%s)\n\n", r.ceilings.bytes_per_s / 1e9,
+                 r.ceilings.flops_per_s / 1e9, r.ceilings.source.c_str());
+  }
+  const json rates = kernel_rates_json(r);
+  std::fprintf(out, "%-12s %12s %7s %10s %10s %7s\n", "kernel", "total ms", "% fwd", "GB/s", "GFLOP/s", "% roof");
   for (std::size_t k = 0; k < kKernelKinds; ++k) {
     const double t = kind_total(r, k);
-    if (t > 0) std::fprintf(out, "%-12s %12.3f %6.1f%%\n", kernel_kind_name(kind_at(k)), t / 1e3, 100.0 * t / fwd);
+    if (t <= 0) continue;
+    const char* name = kernel_kind_name(kind_at(k));
+    const json rate = rates.contains(name) ? rates[name] : json::object();
+    std::fprintf(out, "%-12s %12.3f %6.1f%% %10.2f %10.2f %6.1f%%\n", name, t / 1e3, 100.0 * t / fwd,
+                 rate.value("achieved_bytes_per_s", 0.0) / 1e9, rate.value("achieved_flops_per_s", 0.0) / 1e9,
+                 100.0 * rate.value("ceiling_fraction", 0.0));
   }
   std::fprintf(out, "\n%-6s %12s %7s\n", "layer", "total ms", "% fwd");
   for (std::int32_t l = 0; l < r.n_layer; ++l) {

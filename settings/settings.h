@@ -8,7 +8,9 @@
 //    "context_length": 4096, "kv_precision": "f16",
 //    "sampling": {"temperature": 0.8, "top_k": 40, ...SamplingParams fields...},
 //    "max_tokens": 1024, "system_prompt": "",
-//    "theme": "system", "panel_layout": "<base64>", "window_geometry": "<base64>"}
+//    "theme": "system", "panel_layout": "<base64>", "window_geometry": "<base64>",
+//    "check_overflow": false,
+//    "latency_target": {"metric": "itl_p99", "target_ms": 0}}
 // Unknown top-level keys (a newer Hearth's) are kept and written back, so
 // opening the file with an older version and saving loses nothing.
 #pragma once
@@ -50,6 +52,14 @@ struct Settings {
   Theme theme = Theme::kSystem;
   std::string panel_layout{};     // opaque to us: base64 of the app's dock state
   std::string window_geometry{};  // opaque to us: base64
+  // Debug: the engine scans every op's output for NaN, Inf and values beyond
+  // 95% of the FP16 range (hearth/profile.h; slower while on).
+  bool check_overflow = false;
+  // The latency the user wants (latency advice, engine/advice): the p99 of
+  // "itl_p99" (inter-token latency) or "ttft_p99" (time to first token), in
+  // ms; 0: no target, no advice.
+  std::string latency_metric = "itl_p99";
+  double latency_target_ms = 0;
   // Top-level keys this version does not know, as JSON text, written back on save.
   std::map<std::string, std::string> unknown_keys{};
 };

@@ -23,9 +23,9 @@ const std::array<std::function<void(json&)>, kSettingsVersion> kMigrations = {
     [](json&) {},
 };
 
-const std::set<std::string> kKnownKeys = {"version",        "models_dir",   "last_model",   "device",
-                                          "context_length", "kv_precision", "sampling",     "max_tokens",
-                                          "system_prompt",  "theme",        "panel_layout", "window_geometry"};
+const std::set<std::string> kKnownKeys = {
+    "version",    "models_dir",    "last_model", "device",       "context_length",  "kv_precision",   "sampling",
+    "max_tokens", "system_prompt", "theme",      "panel_layout", "window_geometry", "check_overflow", "latency_target"};
 
 // Reads doc[key] into out when present with the right type; else a warning.
 class Reader {
@@ -47,6 +47,12 @@ class Reader {
              (x < 0 || static_cast<std::uint64_t>(x) <= static_cast<std::uint64_t>(std::numeric_limits<Int>::max()));
     };
     if (const json* v = find(key, "an integer in range", fits)) out = v->get<Int>();
+  }
+  void boolean(const char* key, bool& out) {
+    if (const json* v = find(key, "true or false", [](const json& j) { return j.is_boolean(); })) out = v->get<bool>();
+  }
+  void number(const char* key, double& out) {
+    if (const json* v = find(key, "a number", [](const json& j) { return j.is_number(); })) out = v->get<double>();
   }
   void number(const char* key, float& out) {
     if (const json* v = find(key, "a number", [](const json& j) { return j.is_number(); })) {
@@ -99,6 +105,18 @@ void read_sampling(const json& doc, SamplingParams& p, std::vector<std::string>&
   r.number("presence_penalty", p.presence_penalty);
   r.integer("penalty_last_n", p.penalty_last_n);
   r.integer("seed", p.seed);
+}
+
+void read_latency_target(const json& doc, Settings& s, std::vector<std::string>& w) {
+  const auto it = doc.find("latency_target");
+  if (it == doc.end()) return;
+  if (!it->is_object()) {
+    w.push_back("latency_target is not an object; using the defaults");
+    return;
+  }
+  Reader r(*it, "latency_target.", w);
+  r.string("metric", s.latency_metric);
+  r.number("target_ms", s.latency_target_ms);
 }
 
 // Brings `doc` to kSettingsVersion; a newer document is read as it is.
@@ -159,6 +177,8 @@ LoadedSettings from_json_text(std::string_view text) {
   r.choice("theme", s.theme, std::array{Theme::kSystem, Theme::kLight, Theme::kDark});
   r.string("panel_layout", s.panel_layout);
   r.string("window_geometry", s.window_geometry);
+  r.boolean("check_overflow", s.check_overflow);
+  read_latency_target(doc, s, out.warnings);
   for (const auto& [key, value] : doc.items()) {
     if (kKnownKeys.count(key) == 0) s.unknown_keys[key] = value.dump();
   }
@@ -193,6 +213,8 @@ std::string to_json_text(const Settings& s) {
   doc["theme"] = to_string(s.theme);
   doc["panel_layout"] = s.panel_layout;
   doc["window_geometry"] = s.window_geometry;
+  doc["check_overflow"] = s.check_overflow;
+  doc["latency_target"] = {{"metric", s.latency_metric}, {"target_ms", s.latency_target_ms}};
   return doc.dump(2) + "\n";
 }
 

@@ -70,6 +70,13 @@ std::vector<std::string> validate(Settings& s) {
   }
   if (!is_base64(s.panel_layout)) reset(s.panel_layout, d.panel_layout, "panel_layout (not base64)", w);
   if (!is_base64(s.window_geometry)) reset(s.window_geometry, d.window_geometry, "window_geometry (not base64)", w);
+  if (s.latency_metric != "itl_p99" && s.latency_metric != "ttft_p99") {
+    reset(s.latency_metric, d.latency_metric, "latency_target.metric \"" + s.latency_metric + "\"", w);
+  }
+  // A finite target up to an hour; negative, NaN or absurd values mean no target.
+  if (!(s.latency_target_ms >= 0 && s.latency_target_ms <= 3.6e6)) {
+    reset(s.latency_target_ms, d.latency_target_ms, "latency_target.target_ms", w);
+  }
   return w;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "engine/backend/ceilings.h"
+
 namespace hearth::backend {
 
 const char* op_kind_name(OpKind kind) {
@@ -73,6 +75,10 @@ void Ops::set_profiling(bool on) {
   profiling_ = on;
   profile_valid_ = false;
   update_instrumented();
+}
+
+DeviceCeilings Ops::ceilings() {
+  return cached_ceilings(ceilings_key(), [this] { return measure_ceilings(); });
 }
 
 void Ops::set_overflow_check(bool on) {

@@ -310,6 +310,10 @@ class Ops {
   // `step` field 0) until the next begin_step. The logits are not scanned.
   void set_overflow_check(bool on);
   const std::optional<OverflowFinding>& overflow() const { return overflow_; }
+  // The device's measured ceilings for the profiler's roofline: probed the
+  // first time this process asks for this device (backend/ceilings.h; a
+  // fraction of a second), zeros where the backend has no probe.
+  DeviceCeilings ceilings();
 
  protected:
   Ops() = default;
@@ -318,6 +322,10 @@ class Ops {
     std::int64_t width = 0;
     const char* what = "";
   };
+
+  // The ceilings' cache key of this device ("cpu:2", "cuda:0"; "": no probe) and its probe.
+  virtual std::string ceilings_key() const { return ""; }
+  virtual DeviceCeilings measure_ceilings() { return {}; }
 
   virtual Result<void> do_begin_step(std::span<const SequenceStep> steps) = 0;
   virtual Result<void> do_finish_step() = 0;

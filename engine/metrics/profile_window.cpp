@@ -1,5 +1,6 @@
 #include "engine/metrics/profile_window.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace hearth {
@@ -34,9 +35,12 @@ namespace hearth::metrics {
 
 void ProfileWindow::reset(std::int32_t n_layer, std::size_t keep_steps) {
   std::lock_guard lock(mu_);
+  const DeviceCeilings ceilings = sums_.ceilings;
   sums_ = ProfileReport{};
   sums_.n_layer = n_layer;
-  sums_.matrix_us.assign(static_cast<std::size_t>(n_layer) * kKernelKinds, 0.0);
+  sums_.ceilings = ceilings;
+  for (std::vector<double>* m : {&sums_.matrix_us, &sums_.matrix_bytes, &sums_.matrix_flops})
+    m->assign(static_cast<std::size_t>(n_layer) * kKernelKinds, 0.0);
   recent_.clear();
   keep_steps_ = keep_steps;
 }
@@ -48,10 +52,14 @@ void ProfileWindow::add(StepProfile step) {
   sums_.host_wait_us += step.host_wait_us;
   sums_.gpu_idle_us += step.gpu_idle_us;
   sums_.sampling_us += step.sampling_us;
+  sums_.scheduling_us += step.scheduling_us;
   for (const OpProfileEntry& e : step.ops) {
     const auto kind = static_cast<std::size_t>(e.kind);
     if (e.layer >= 0 && e.layer < sums_.n_layer) {
-      sums_.matrix_us[static_cast<std::size_t>(e.layer) * kKernelKinds + kind] += e.duration_us;
+      const std::size_t cell = ProfileReport::at(e.layer, e.kind);
+      sums_.matrix_us[cell] += e.duration_us;
+      sums_.matrix_bytes[cell] += static_cast<double>(e.input_bytes + e.output_bytes);
+      sums_.matrix_flops[cell] += static_cast<double>(e.flops);
     } else {
       sums_.outside_layers_us[kind] += e.duration_us;
     }
@@ -61,10 +69,18 @@ void ProfileWindow::add(StepProfile step) {
   recent_.push_back(std::move(step));
 }
 
-ProfileReport ProfileWindow::report() const {
+void ProfileWindow::set_ceilings(const DeviceCeilings& ceilings) {
+  std::lock_guard lock(mu_);
+  sums_.ceilings = ceilings;
+}
+
+ProfileReport ProfileWindow::report_since(std::int64_t first_step) const {
   std::lock_guard lock(mu_);
   ProfileReport r = sums_;
-  r.recent.assign(recent_.begin(), recent_.end());
+  // Steps are numbered in order: skip the older ones without copying them.
+  const auto it =
+      std::partition_point(recent_.begin(), recent_.end(), [&](const StepProfile& s) { return s.step < first_step; });
+  r.recent.assign(it, recent_.end());
   return r;
 }
 

@@ -19,8 +19,11 @@ class ProfileWindow {
   void reset(std::int32_t n_layer, std::size_t keep_steps);
   // Engine thread: one step (its ops' layers in [-1, n_layer)).
   void add(StepProfile step);
-  // Any thread.
-  ProfileReport report() const;
+  // Engine thread: the device's ceilings, reported with the window.
+  void set_ceilings(const DeviceCeilings& ceilings);
+  // Any thread. report_since: `recent` holds only steps numbered first_step or later.
+  ProfileReport report() const { return report_since(0); }
+  ProfileReport report_since(std::int64_t first_step) const;
 
  private:
   mutable std::mutex mu_;

@@ -76,6 +76,7 @@ class EngineImpl final : public Engine {
   EngineStats stats() const override { return metrics_.snapshot(); }
   void set_profiling(const ProfileOptions& options) override;
   ProfileReport profile() const override { return profile_.report(); }
+  ProfileReport profile_since(std::int64_t first_step) const override { return profile_.report_since(first_step); }
   void set_overflow_check(bool on) override;
   std::optional<OverflowFinding> first_overflow() const override;
   const ModelHyperParams& model_info() const override;
@@ -131,6 +132,15 @@ class EngineImpl final : public Engine {
   void collect_instruments(const metrics::StepRecord& rec, Clock::time_point sampled_from);
   bool forward(const scheduler::StepPlan& plan);
   std::int32_t sample_all(const scheduler::StepPlan& plan);
+  // Requests that finished on this step's token, ended once the step's
+  // instruments are collected: a caller woken by the finish event finds the
+  // step in profile().
+  struct StepFinish {
+    RequestId id = 0;
+    FinishReason reason = FinishReason::kStop;
+    std::optional<Error> error;
+  };
+  std::vector<StepFinish> step_finishes_;
 
   // Immutable after construction.
   ModelBundle bundle_;

@@ -32,6 +32,7 @@ void EngineImpl::apply_instruments() {
     ops->set_profiling(profiling);
     if (profiling) {
       applied_generation_ = generation;
+      profile_.set_ceilings(ops->ceilings());  // probed the first time on this device (a fraction of a second)
       profile_.reset(static_cast<std::int32_t>(bundle_.model->hparams().n_layer), want_keep_steps_.load());
       profile_origin_ = Clock::now();
       profiled_steps_ = 0;
@@ -73,6 +74,7 @@ void EngineImpl::collect_instruments(const metrics::StepRecord& rec, Clock::time
   }
   // The sampler reads each sequence's logits row once (host work, no FLOP count).
   step.sampling_us = rec.sample_ms * 1000.0;
+  step.scheduling_us = rec.schedule_ms * 1000.0;
   OpProfileEntry s;
   s.name = "sampling";
   s.kind = KernelKind::kSampling;

@@ -35,6 +35,8 @@ void EngineImpl::run_step() {
   rec.end = Clock::now();
   rec.sample_ms = ms_since(forwarded, rec.end);
   if (ok) collect_instruments(rec, forwarded);
+  for (StepFinish& f : step_finishes_) finish(f.id, f.reason, std::move(f.error));
+  step_finishes_.clear();
   for (const scheduler::ScheduledChunk& c : plan.chunks) rec.prefill_tokens += c.prefill ? c.num_tokens : 0;
   metrics_.record_step(rec);
 }
@@ -92,7 +94,7 @@ std::int32_t EngineImpl::sample_all(const scheduler::StepPlan& plan) {
     TokenOutcome out = r.on_token(token, Clock::now(), seq_tokens, context_length_);
     if (out.ttft_ms) metrics_.record_ttft(*out.ttft_ms);
     if (out.inter_token_ms) metrics_.record_inter_token(*out.inter_token_ms);
-    if (out.finished) finish(c.id, out.reason, std::move(out.error));
+    if (out.finished) step_finishes_.push_back(StepFinish{c.id, out.reason, std::move(out.error)});
   }
   return sampled;
 }

@@ -72,6 +72,27 @@ def check_profile(cli, model, tmp):
     for field in ("name", "layer", "duration_us", "input_bytes", "is_fused", "output_bytes", "flops", "kind", "step"):
         check(all(field in x for x in e), f"every entry has {field}")
     check(any(x["kind"] == "sampling" for x in e), "a sampling entry per step")
+    # The roofline fields: measured ceilings, per-cell bytes / FLOPs / fraction, per-kind and per-entry rates.
+    c = j.get("ceilings", {})
+    check(c.get("bytes_per_s", 0) > 1e8 and c.get("flops_per_s", 0) > 1e8 and c.get("source"),
+          f"ceilings measured: {c}")
+    for key in ("matrix_bytes", "matrix_flops", "matrix_ceiling_fraction"):
+        check(len(j.get(key, [])) == 3 and all(len(r) == len(j["kernels"]) for r in j[key]), f"{key} is layers x kernels")
+    if all(key in j for key in ("matrix_bytes", "matrix_flops", "matrix_ceiling_fraction")) and c:
+        mm = j["kernels"].index("matmul")
+        us, by, fl = j["matrix_us"][1][mm], j["matrix_bytes"][1][mm], j["matrix_flops"][1][mm]
+        expect = max(by / (us * 1e-6) / c["bytes_per_s"], fl / (us * 1e-6) / c["flops_per_s"])
+        check(math.isclose(j["matrix_ceiling_fraction"][1][mm], expect, rel_tol=1e-9),
+              f"layer 1 matmul's fraction of the ceiling is the closer roof's ({expect})")
+        r = j.get("kernel_rates", {}).get("matmul", {})
+        total_us = sum(row[mm] for row in j["matrix_us"])
+        total_bytes = sum(row[mm] for row in j["matrix_bytes"])
+        check(r and math.isclose(r["achieved_bytes_per_s"], total_bytes / (total_us * 1e-6), rel_tol=1e-9),
+              f"kernel_rates.matmul: bytes over time ({r})")
+    timed = [x for x in e if x["duration_us"] > 0]
+    check(all(math.isclose(x["achieved_bytes_per_s"], (x["input_bytes"] + x["output_bytes"]) / (x["duration_us"] * 1e-6),
+                           rel_tol=1e-9) for x in timed), "every entry's achieved_bytes_per_s is its bytes over its time")
+    check(all(x["ceiling_fraction"] >= 0 for x in e) and "scheduling_us" in j, "ceiling_fraction, scheduling_us")
     with open(trace) as f:
         t = json.load(f)
     events = t["traceEvents"]

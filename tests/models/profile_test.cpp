@@ -241,6 +241,55 @@ TEST_F(ProfileTest, BytesAndFlopsFollowTheShapes) {
   fs::remove(path);
 }
 
+// The roofline's inputs: each cell's bytes and FLOPs are its entries' sums,
+// the device's ceilings are measured (and the same for a second engine on the
+// device: measured once per process), each step has its scheduling time, and
+// profile_since() copies only the newer steps.
+TEST_F(ProfileTest, CellsCarryBytesAndFlopsAgainstMeasuredCeilings) {
+  const fs::path path = write(spec_of("Q8_0"), "roofline");
+  auto engine = open(path);
+  ASSERT_TRUE(engine);
+  engine->set_profiling(ProfileOptions{true, 64});
+  ASSERT_NE(generate(*engine, 12, 5).reason, FinishReason::kError);
+  const ProfileReport r = engine->profile();
+  ASSERT_EQ(r.recent.size(), 5u);
+  ASSERT_EQ(r.matrix_bytes.size(), r.matrix_us.size());
+  ASSERT_EQ(r.matrix_flops.size(), r.matrix_us.size());
+  std::vector<double> bytes(r.matrix_us.size(), 0.0), flops(r.matrix_us.size(), 0.0);
+  double scheduling = 0;
+  for (const StepProfile& s : r.recent) {
+    EXPECT_GE(s.scheduling_us, 0.0);
+    scheduling += s.scheduling_us;
+    for (const OpProfileEntry& e : s.ops) {
+      if (e.layer < 0) continue;
+      bytes[ProfileReport::at(e.layer, e.kind)] += static_cast<double>(e.input_bytes + e.output_bytes);
+      flops[ProfileReport::at(e.layer, e.kind)] += static_cast<double>(e.flops);
+    }
+  }
+  EXPECT_EQ(r.matrix_bytes, bytes);
+  EXPECT_EQ(r.matrix_flops, flops);
+  EXPECT_DOUBLE_EQ(r.scheduling_us, scheduling);
+  EXPECT_GT(r.cell_bytes(1, KernelKind::kMatmul), 0.0);
+  EXPECT_GT(r.cell_flops(1, KernelKind::kMatmul), r.cell_flops(1, KernelKind::kNorm));
+  EXPECT_GT(r.ceilings.bytes_per_s, 1e8);  // any machine reads more than 100 MB/s
+  EXPECT_GT(r.ceilings.flops_per_s, 1e8);
+  EXPECT_FALSE(r.ceilings.source.empty());
+
+  const ProfileReport newer = engine->profile_since(3);
+  ASSERT_EQ(newer.recent.size(), 2u);
+  EXPECT_EQ(newer.recent[0].step, 3);
+  EXPECT_EQ(newer.steps, r.steps);  // the sums are the whole window's
+  EXPECT_TRUE(engine->profile_since(5).recent.empty());
+
+  auto second = open(path);
+  ASSERT_TRUE(second);
+  second->set_profiling(ProfileOptions{true, 4});
+  ASSERT_NE(generate(*second, 4, 1).reason, FinishReason::kError);
+  EXPECT_EQ(second->profile().ceilings.bytes_per_s, r.ceilings.bytes_per_s);  // the cached probe
+  EXPECT_EQ(second->profile().ceilings.flops_per_s, r.ceilings.flops_per_s);
+  fs::remove(path);
+}
+
 TEST_F(ProfileTest, TurnedOffItRecordsNothingMore) {
   const fs::path path = write(spec_of("Q8_0"), "off");
   auto engine = open(path);

@@ -106,6 +106,36 @@ TEST(Settings, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.settings.system_prompt, s.system_prompt);
 }
 
+TEST(Settings, DebugAndLatencyTargetKeys) {
+  Settings s;
+  s.check_overflow = true;
+  s.latency_metric = "ttft_p99";
+  s.latency_target_ms = 250.5;
+  const std::string text = to_json_text(s);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["check_overflow"], true);
+  EXPECT_EQ(doc["latency_target"]["metric"], "ttft_p99");
+  EXPECT_EQ(doc["latency_target"]["target_ms"].get<double>(), 250.5);
+  const LoadedSettings back = from_json_text(text);
+  EXPECT_TRUE(back.warnings.empty()) << back.warnings.front();
+  EXPECT_TRUE(back.settings.check_overflow);
+  EXPECT_EQ(back.settings.latency_metric, "ttft_p99");
+  EXPECT_EQ(back.settings.latency_target_ms, 250.5);
+  EXPECT_TRUE(back.settings.unknown_keys.empty());
+  // Off and no target by default; bad values are replaced with a warning naming them.
+  EXPECT_FALSE(Settings{}.check_overflow);
+  EXPECT_EQ(Settings{}.latency_target_ms, 0.0);
+  const LoadedSettings bad = from_json_text(
+      R"({"version": 1, "check_overflow": "yes", "latency_target": {"metric": "tpot", "target_ms": -3}})");
+  EXPECT_FALSE(bad.settings.check_overflow);
+  EXPECT_EQ(bad.settings.latency_metric, "itl_p99");
+  EXPECT_EQ(bad.settings.latency_target_ms, 0.0);
+  for (const char* key : {"check_overflow", "latency_target.metric", "latency_target.target_ms"}) {
+    EXPECT_TRUE(mentions(bad.warnings, key)) << key;
+  }
+  EXPECT_EQ(from_json_text(R"({"latency_target": 5})").warnings.size(), 1u);
+}
+
 TEST(Settings, MaxTokensOutOfRangeIsReplaced) {
   const LoadedSettings l = from_json_text(R"({"version": 1, "max_tokens": 0, "system_prompt": 7})");
   EXPECT_EQ(l.settings.max_tokens, Settings{}.max_tokens);

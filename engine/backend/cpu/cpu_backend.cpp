@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/backend/cpu/cpu_ceilings.h"
 #include "engine/core/log.h"
 #include "kernels/cpu/ggml_type.h"
 
@@ -98,6 +99,10 @@ PagedKv CpuBackend::layer_kv(std::int32_t layer) {
   const auto offset = static_cast<std::size_t>(layer) * layer_elems;
   return PagedKv{k_cache_.data() + offset, v_cache_.data() + offset, kv_precision_ == KvPrecision::kQ8_0,
                  kv_layout_.block_size,    shape().n_head_kv,        shape().head_dim};
+}
+
+DeviceCeilings CpuBackend::measure_ceilings() {
+  return measure_cpu_ceilings(ops_);
 }
 
 Result<void> CpuBackend::do_begin_step(std::span<const SequenceStep> steps) {

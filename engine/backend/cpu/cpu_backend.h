@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/backend/cpu/cpu_ops.h"
@@ -56,6 +57,8 @@ class CpuBackend final : public backend::Ops {
     std::int64_t logit_rows = 0;  // rows of logits it wants (0, 1 or count)
   };
 
+  std::string ceilings_key() const override { return "cpu:" + std::to_string(ops_.threads()); }
+  DeviceCeilings measure_ceilings() override;
   Result<void> do_begin_step(std::span<const SequenceStep> steps) override;
   Result<void> do_finish_step() override { return {}; }
   // q/k/v and gate/up run through one matmul_many (one activation

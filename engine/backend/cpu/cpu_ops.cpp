@@ -35,6 +35,10 @@ int CpuOps::threads() const {
   return impl_->pool.size();
 }
 
+k::ThreadPool& CpuOps::pool() {
+  return impl_->pool;
+}
+
 void CpuOps::matmul(const Matrix& w, const float* x, std::int64_t n_tokens, float* y) {
   const auto type = static_cast<k::GgmlType>(w.type);
   const k::WeightMatrix wm{type, w.data, w.rows, w.cols, k::row_bytes(type, w.cols)};

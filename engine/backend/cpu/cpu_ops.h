@@ -10,6 +10,10 @@
 #include <span>
 #include <vector>
 
+namespace hearth::kernels {
+class ThreadPool;
+}
+
 namespace hearth::cpu {
 
 // A weight matrix in GGUF's layout: `rows` rows of `cols` elements of `type`.
@@ -43,6 +47,8 @@ class CpuOps {
   CpuOps& operator=(const CpuOps&) = delete;
 
   int threads() const;
+  // The pool the ops run on (the ceiling probes use it: engine/backend/cpu/cpu_ceilings.cpp).
+  kernels::ThreadPool& pool();
 
   // y[t][r] = sum_c W[r][c] * x[t][c] for t < n_tokens. x: [n_tokens][cols], y: [n_tokens][rows].
   void matmul(const Matrix& w, const float* x, std::int64_t n_tokens, float* y);

@@ -118,6 +118,8 @@ class CudaBackend final : public backend::Ops {
 
   CudaBackend(std::unique_ptr<CudaContext> ctx, const CudaBackendOptions& options);
 
+  std::string ceilings_key() const override { return "cuda:" + std::to_string(ctx_->device()); }
+  DeviceCeilings measure_ceilings() override;
   Result<void> do_begin_step(std::span<const SequenceStep> steps) override;
   Result<void> do_finish_step() override;
   // Profiling (cuda_backend_profile.cpp): events before and after each op on

@@ -6,11 +6,16 @@
 #include <algorithm>
 
 #include "engine/backend/cuda/cuda_backend.h"
+#include "engine/backend/cuda/cuda_ceilings.h"
 #include "engine/core/log.h"
 #include "kernels/cuda/gemv.h"
 
 namespace hearth::cuda {
 namespace kc = hearth::kernels::cuda;
+
+DeviceCeilings CudaBackend::measure_ceilings() {
+  return measure_cuda_ceilings(*ctx_);
+}
 
 void CudaBackend::profile_record(std::size_t event) {
   if (!op_events_ok_) return;

@@ -171,6 +171,12 @@ class Engine {
   // The overflow check keeps the first finding since it was turned on.
   virtual void set_profiling(const ProfileOptions& options) { static_cast<void>(options); }
   virtual ProfileReport profile() const { return {}; }
+  // The same sums, with `recent` holding only the kept steps numbered
+  // first_step or later (a front end polling a live window copies what is new).
+  virtual ProfileReport profile_since(std::int64_t first_step) const {
+    static_cast<void>(first_step);
+    return profile();
+  }
   virtual void set_overflow_check(bool on) { static_cast<void>(on); }
   virtual std::optional<OverflowFinding> first_overflow() const { return std::nullopt; }
 

@@ -52,14 +52,24 @@ struct OpProfileEntry {
 // One forward pass.
 struct StepProfile {
   std::int64_t step = 0;
-  std::int64_t tokens = 0;  // rows of the step
-  double start_us = 0;      // from the start of profiling
-  double forward_us = 0;    // host wall time of the forward (begin_step .. finish_step returned)
-  double host_wait_us = 0;  // host blocked on the device (CUDA synchronize); 0 on the CPU
-  double gpu_idle_us = 0;   // gaps between the step's kernels on the device; 0 on the CPU
-  double gpu_busy_us = 0;   // sum of the step's op durations on the device; 0 on the CPU
-  double sampling_us = 0;   // the engine's sampling after the forward
+  std::int64_t tokens = 0;   // rows of the step
+  double start_us = 0;       // from the start of profiling
+  double forward_us = 0;     // host wall time of the forward (begin_step .. finish_step returned)
+  double host_wait_us = 0;   // host blocked on the device (CUDA synchronize); 0 on the CPU
+  double gpu_idle_us = 0;    // gaps between the step's kernels on the device; 0 on the CPU
+  double gpu_busy_us = 0;    // sum of the step's op durations on the device; 0 on the CPU
+  double sampling_us = 0;    // the engine's sampling after the forward
+  double scheduling_us = 0;  // the scheduler's decision before the forward (host)
   std::vector<OpProfileEntry> ops;
+};
+
+// The device's measured ceilings, the roofs each kernel's achieved rates are
+// held against (engine/metrics/roofline.h). Measured once per device and
+// process, when profiling is first turned on (engine/backend/ceilings.h).
+struct DeviceCeilings {
+  double bytes_per_s = 0;  // memory bandwidth (CPU: read; CUDA: a device copy, read + written); 0: unknown
+  double flops_per_s = 0;  // the fastest product the backend runs (CPU: its Q8_0 GEMM; CUDA: cuBLAS FP16); 0: unknown
+  std::string source;      // how they were measured, in words
 };
 
 // A window of profiled steps.
@@ -70,14 +80,22 @@ struct ProfileReport {
   double host_wait_us = 0;  // sums over the steps
   double gpu_idle_us = 0;
   double sampling_us = 0;
+  double scheduling_us = 0;
   double outside_layers_us[kKernelKinds] = {};  // ops with layer -1, by kind
   // [n_layer][kKernelKinds] microseconds summed over the steps.
   std::vector<double> matrix_us;
+  // [n_layer][kKernelKinds] bytes read + written and FLOPs, summed like matrix_us.
+  std::vector<double> matrix_bytes;
+  std::vector<double> matrix_flops;
+  DeviceCeilings ceilings;  // of the device the window ran on
   // The last steps kept (ProfileOptions::keep_steps), oldest first.
   std::vector<StepProfile> recent;
-  double cell(std::int32_t layer, KernelKind kind) const {
-    return matrix_us[static_cast<std::size_t>(layer) * kKernelKinds + static_cast<std::size_t>(kind)];
+  static std::size_t at(std::int32_t layer, KernelKind kind) {
+    return static_cast<std::size_t>(layer) * kKernelKinds + static_cast<std::size_t>(kind);
   }
+  double cell(std::int32_t layer, KernelKind kind) const { return matrix_us[at(layer, kind)]; }
+  double cell_bytes(std::int32_t layer, KernelKind kind) const { return matrix_bytes[at(layer, kind)]; }
+  double cell_flops(std::int32_t layer, KernelKind kind) const { return matrix_flops[at(layer, kind)]; }
 };
 
 struct ProfileOptions {
