@@ -19,6 +19,19 @@ QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }
 
+// A chat's prompt tokens as the engine would count them (PromptBuilder): the
+// chat rendered with its generation prompt, special-token text parsed, BOS put
+// first when the model asks for one and the template did not write it. For
+// the token counter only: requests are rendered by the engine itself.
+Result<std::vector<std::int32_t>> chat_prompt_tokens(const Engine& engine, const std::vector<ChatTurn>& turns) {
+  HEARTH_ASSIGN_OR_RETURN(const std::string chat, engine.render_chat(turns, true));
+  HEARTH_ASSIGN_OR_RETURN(std::vector<std::int32_t> ids, engine.tokenize(chat, /*add_special=*/false,
+                                                                         /*parse_special=*/true));
+  HEARTH_ASSIGN_OR_RETURN(const std::vector<std::int32_t> specials, engine.tokenize("", true, false));
+  if (!specials.empty() && (ids.empty() || ids.front() != specials.front())) ids.insert(ids.begin(), specials.front());
+  return ids;
+}
+
 }  // namespace
 
 std::int64_t resident_bytes() {
@@ -151,9 +164,7 @@ void EngineWorker::countTokens(const TokenCountRequest& request) {
     auto ids = engine_->tokenize(request.text, false, false);
     return emit tokensCounted(request.tag, ids ? static_cast<int>(ids->size()) : -1);
   }
-  GenerationRequest chat;
-  chat.turns = request.turns;
-  auto ids = continuation_tokens(*engine_, chat);  // with no continuation: the request's prompt
+  auto ids = chat_prompt_tokens(*engine_, request.turns);
   emit tokensCounted(request.tag, ids ? static_cast<int>(ids->size()) : -1);
 }
 
