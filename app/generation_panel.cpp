@@ -109,7 +109,7 @@ GenerationPanel::GenerationPanel(QWidget* parent) : QWidget(parent) {
   form->addRow(tr("System"), system_prompt_);
   buildSampling(form);
 
-  auto* buttons = new QHBoxLayout;
+  auto* buttons = new QVBoxLayout;  // one above the other: side by side they would not fit a narrow dock
   auto* reset = new QPushButton(tr("Reset"), this);
   reset->setObjectName(QStringLiteral("resetGenerationButton"));
   reset->setToolTip(tr("Back to the app-wide defaults"));

@@ -56,8 +56,12 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   load_->setObjectName(QStringLiteral("loadButton"));
   unload_ = new QPushButton(tr("Unload"), this);
   unload_->setObjectName(QStringLiteral("unloadButton"));
-  layout->addWidget(load_);
-  layout->addWidget(unload_);
+  for (QPushButton* b : {load_, unload_}) {
+    // The style's 80-pixel minimum for push buttons is more than these words need: with the
+    // Serve toggle at the bar's end, the bar still fits a 1024-pixel window with the docks open.
+    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(b->text()) + 2 * b->fontMetrics().averageCharWidth() + 8);
+    layout->addWidget(b);
+  }
   progress_ = new QProgressBar(this);
   progress_->setObjectName(QStringLiteral("loadProgress"));
   progress_->setRange(0, 0);  // busy: loading has no measurable steps
