@@ -4,32 +4,21 @@
 #include <utility>
 
 #include "app/storage_service.h"
+#include "conversation/sampling_record.h"
 
 namespace hearth::app {
 
 store::ConversationSettings to_record(const GenerationSettings& g) {
-  const SamplingParams& p = g.sampling;
   store::ConversationSettings r;
-  r.sampling = {p.temperature,      p.top_k,          p.top_p, p.min_p, p.repeat_penalty, p.frequency_penalty,
-                p.presence_penalty, p.penalty_last_n, p.seed};
+  r.sampling = conversation::to_record(g.sampling);
   r.max_tokens = g.max_tokens;
   r.system_prompt = g.system_prompt.toStdString();
   return r;
 }
 
 GenerationSettings from_record(const store::ConversationSettings& r) {
-  const store::SamplingRecord& s = r.sampling;
   GenerationSettings g;
-  // Floats stored as doubles read back as the same floats.
-  g.sampling.temperature = static_cast<float>(s.temperature);
-  g.sampling.top_k = static_cast<std::int32_t>(s.top_k);
-  g.sampling.top_p = static_cast<float>(s.top_p);
-  g.sampling.min_p = static_cast<float>(s.min_p);
-  g.sampling.repeat_penalty = static_cast<float>(s.repeat_penalty);
-  g.sampling.frequency_penalty = static_cast<float>(s.frequency_penalty);
-  g.sampling.presence_penalty = static_cast<float>(s.presence_penalty);
-  g.sampling.penalty_last_n = static_cast<std::int32_t>(s.penalty_last_n);
-  g.sampling.seed = s.seed;
+  g.sampling = conversation::sampling_of(r.sampling);  // floats stored as decimals read back as the same floats
   g.max_tokens = static_cast<int>(r.max_tokens);
   g.system_prompt = QString::fromStdString(r.system_prompt);
   return g;

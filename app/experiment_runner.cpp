@@ -8,6 +8,7 @@
 #include "app/storage_service.h"
 #include "conversation/prepare.h"
 #include "conversation/prompt_resolve.h"
+#include "conversation/sampling_record.h"
 
 namespace hearth::app {
 namespace {
@@ -27,16 +28,7 @@ conversation::TurnSettings repeat_of(const std::optional<store::GenerationRecord
   conversation::TurnSettings t;
   t.prompt = std::move(prompt);
   if (!original) return t;
-  const store::SamplingRecord& r = original->sampling;
-  t.sampling = {static_cast<float>(r.temperature),
-                static_cast<std::int32_t>(r.top_k),
-                static_cast<float>(r.top_p),
-                static_cast<float>(r.min_p),
-                static_cast<float>(r.repeat_penalty),
-                static_cast<float>(r.frequency_penalty),
-                static_cast<float>(r.presence_penalty),
-                static_cast<std::int32_t>(r.penalty_last_n),
-                r.seed};
+  t.sampling = conversation::sampling_of(original->sampling);
   if (original->max_tokens > 0) t.max_tokens = static_cast<std::int32_t>(original->max_tokens);
   t.stop = original->stop;
   t.variables = original->variables;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "conversation/prompt_resolve.h"
+#include "conversation/sampling_record.h"
 
 namespace hearth::conversation {
 namespace {
@@ -232,16 +233,7 @@ StoreResult<PreparedTurn> begin_rerun(store::Store& store, store::Id user_messag
   std::optional<store::Id> version_id;
   std::optional<Variables> remembered;
   if (before) {
-    const store::SamplingRecord& r = before->sampling;
-    settings.sampling = {static_cast<float>(r.temperature),
-                         static_cast<std::int32_t>(r.top_k),
-                         static_cast<float>(r.top_p),
-                         static_cast<float>(r.min_p),
-                         static_cast<float>(r.repeat_penalty),
-                         static_cast<float>(r.frequency_penalty),
-                         static_cast<float>(r.presence_penalty),
-                         static_cast<std::int32_t>(r.penalty_last_n),
-                         r.seed};
+    settings.sampling = sampling_of(before->sampling);
     if (before->max_tokens > 0) settings.max_tokens = clamp_to_int32(before->max_tokens);
     settings.stop = before->stop;
     version_id = before->prompt_version_id;

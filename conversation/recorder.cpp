@@ -1,6 +1,5 @@
 #include "conversation/recorder.h"
 
-#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -8,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "conversation/sampling_record.h"
 #include "models/catalog.h"
 
 namespace hearth::conversation {
@@ -22,16 +22,6 @@ struct ChecksumCache {
 ChecksumCache& checksum_cache() {
   static ChecksumCache cache;
   return cache;
-}
-
-// A float setting as the decimal the user wrote (0.05f is recorded as 0.05,
-// not 0.0500000007): the shortest text that reads back as the same float.
-double decimal(float f) {
-  char buf[32];
-  const auto written = std::to_chars(buf, buf + sizeof buf, f);
-  double d = f;
-  std::from_chars(buf, written.ptr, d);
-  return d;
 }
 
 }  // namespace
@@ -99,16 +89,7 @@ store::GenerationRecord AnswerRecorder::record(const AnswerEnd& end, store::Time
   g.quantization = model_.quantization;
   g.kv_precision = model_.kv_precision;
   g.device = model_.device;
-  const SamplingParams& p = turn_.sampling;
-  g.sampling = {decimal(p.temperature),
-                p.top_k,
-                decimal(p.top_p),
-                decimal(p.min_p),
-                decimal(p.repeat_penalty),
-                decimal(p.frequency_penalty),
-                decimal(p.presence_penalty),
-                p.penalty_last_n,
-                p.seed};
+  g.sampling = to_record(turn_.sampling);
   const Usage& u = end.usage;
   g.prompt_tokens = u.prompt_tokens;
   g.cached_tokens = u.cached_tokens;

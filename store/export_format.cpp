@@ -83,8 +83,23 @@ const json& get_object(const json& obj, const char* key, const std::string& path
   return v;
 }
 
+namespace {
+
+json sampling_to_json(const SamplingRecord& p) {
+  return json{{"temperature", p.temperature},
+              {"top_k", p.top_k},
+              {"top_p", p.top_p},
+              {"min_p", p.min_p},
+              {"repeat_penalty", p.repeat_penalty},
+              {"frequency_penalty", p.frequency_penalty},
+              {"presence_penalty", p.presence_penalty},
+              {"penalty_last_n", p.penalty_last_n},
+              {"seed", p.seed}};
+}
+
+}  // namespace
+
 json generation_to_json(const GenerationRecord& g) {
-  const SamplingRecord& p = g.sampling;
   return json{{"prompt_version_id", g.prompt_version_id ? json(*g.prompt_version_id) : json(nullptr)},
               {"model_path", g.model_path},
               {"model_sha256", g.model_sha256},
@@ -92,16 +107,7 @@ json generation_to_json(const GenerationRecord& g) {
               {"quantization", g.quantization},
               {"kv_precision", g.kv_precision},
               {"device", g.device},
-              {"sampling",
-               {{"temperature", p.temperature},
-                {"top_k", p.top_k},
-                {"top_p", p.top_p},
-                {"min_p", p.min_p},
-                {"repeat_penalty", p.repeat_penalty},
-                {"frequency_penalty", p.frequency_penalty},
-                {"presence_penalty", p.presence_penalty},
-                {"penalty_last_n", p.penalty_last_n},
-                {"seed", p.seed}}},
+              {"sampling", sampling_to_json(g.sampling)},
               {"max_tokens", g.max_tokens},
               {"stop", g.stop},
               {"system_text", g.system_text},
@@ -120,6 +126,13 @@ json generation_to_json(const GenerationRecord& g) {
               {"finish_reason", g.finish_reason},
               {"started_ms", g.started_ms},
               {"finished_ms", g.finished_ms}};
+}
+
+json conversation_settings_to_json(const ConversationSettings& c, TimeMs updated_ms) {
+  return json{{"sampling", sampling_to_json(c.sampling)},
+              {"max_tokens", c.max_tokens},
+              {"system_prompt", c.system_prompt},
+              {"updated_ms", updated_ms}};
 }
 
 namespace {
@@ -190,6 +203,21 @@ GenerationRecord generation_from_json(const json& j, const std::string& path) {
   g.started_ms = get_int(j, "started_ms", path);
   g.finished_ms = get_int(j, "finished_ms", path);
   return g;
+}
+
+ConversationSettings conversation_settings_from_json(const json& j, const std::string& path) {
+  if (!j.is_object()) throw BadDocument{path + ": expected an object or null"};
+  ConversationSettings c;
+  const json& sampling = get_object(j, "sampling", path);
+  if (!sampling.contains("seed")) throw BadDocument{path + ".sampling.seed: expected an unsigned integer"};
+  c.sampling = sampling_from_json(sampling, path + ".sampling");
+  if (c.sampling.top_k < 0 || c.sampling.penalty_last_n < 0) {
+    throw BadDocument{path + ".sampling: top_k and penalty_last_n must not be negative"};
+  }
+  c.max_tokens = get_int(j, "max_tokens", path);
+  if (c.max_tokens < 0) throw BadDocument{path + ".max_tokens: must not be negative"};
+  c.system_prompt = get_string(j, "system_prompt", path);
+  return c;
 }
 
 }  // namespace hearth::store

@@ -16,6 +16,9 @@ inline constexpr int kExportVersion = 1;  // of the document format; bump on an 
 // Every GenerationRecord field but message_id (the message it sits in).
 nlohmann::json generation_to_json(const GenerationRecord& g);
 
+// A conversation's own settings: {"sampling": {...}, "max_tokens", "system_prompt", "updated_ms"}.
+nlohmann::json conversation_settings_to_json(const ConversationSettings& c, TimeMs updated_ms);
+
 // Thrown by the import's field readers, caught in import_json: a field
 // missing or of the wrong type, named by its path ("conversations[2].title").
 struct BadDocument {
@@ -37,5 +40,8 @@ const nlohmann::json& get_object(const nlohmann::json& obj, const char* key, con
 
 // Reads a generation object; throws BadDocument naming `path`.
 GenerationRecord generation_from_json(const nlohmann::json& j, const std::string& path);
+
+// Reads what conversation_settings_to_json wrote; throws BadDocument naming `path`.
+ConversationSettings conversation_settings_from_json(const nlohmann::json& j, const std::string& path);
 
 }  // namespace hearth::store

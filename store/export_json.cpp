@@ -10,6 +10,8 @@
 //                 "labels": [{"label", "version_id", "updated_ms"}]}],
 //    "conversations": [{"id", "title", "created_ms", "updated_ms", "archived", "deleted_ms", "current_leaf_id",
 //                       "prompt_version_id", "label_prompt_id", "prompt_label",
+//                       "settings": {"sampling": {...}, "max_tokens", "system_prompt", "updated_ms"} | null
+//                                   (the conversation's own generation settings; absent in older files),
 //                       "messages": [{"id", "parent_id", "role", "content", "state", "created_ms", "updated_ms",
 //                                     "rating": {"value": "up"|"down", "updated_ms"} | null,
 //                                     "generation": {GenerationRecord's fields but message_id;
@@ -123,6 +125,18 @@ json conversation_json(const Conversation& c) {
               {"prompt_label", c.prompt_label.empty() ? json(nullptr) : json(c.prompt_label)}};
 }
 
+// The conversation's own generation settings (schema 4), or null.
+StoreResult<json> settings_json(sql::Db& db, Id conversation_id) {
+  json out = nullptr;
+  STORE_TRY(for_rows(db,
+                     "SELECT " + std::string(kConversationSettingsColumns) +
+                         ", updated_ms FROM conversation_settings WHERE conversation_id = ?",
+                     conversation_id, [&](const sql::Statement& s) {
+                       out = conversation_settings_to_json(read_conversation_settings(s), s.int64(11));
+                     }));
+  return out;
+}
+
 StoreResult<json> experiments_json(sql::Db& db) {
   json out = json::array();
   STORE_TRY(for_rows(db,
@@ -192,6 +206,7 @@ StoreResult<json> export_document(sql::Db& db, const ExportOptions& options) {
   doc["conversations"] = json::array();
   for (const Conversation& c : conversations) {
     json cj = conversation_json(c);
+    STORE_ASSIGN_OR_RETURN(cj["settings"], settings_json(db, c.id));
     STORE_ASSIGN_OR_RETURN(cj["messages"], messages_json(db, c.id));
     doc["conversations"].push_back(std::move(cj));
   }

@@ -87,7 +87,25 @@ std::string unmeasured_from() {
          " LEFT JOIN ratings r ON r.message_id = a.id WHERE u.role = 'user' AND g.message_id IS NULL";
 }
 
-HistorySql history_sql(const HistoryQuery& q, std::string from) {
+// The filters on indexed generation columns, as " AND ..." clauses on `g`
+// (`g` is "g." or "+g.": a '+' keeps SQLite from starting at their indexes).
+void add_generation_filters(const HistoryQuery& q, const std::string& g, HistorySql& out) {
+  const auto add = [&](const std::string& clause, Param value) {
+    out.from_where += " AND " + clause;
+    out.params.push_back(std::move(value));
+  };
+  if (q.prompt_id) {
+    add(g + "prompt_version_id IN (SELECT id FROM prompt_versions WHERE prompt_id = ?)", *q.prompt_id);
+  }
+  if (q.prompt_version_id) add(g + "prompt_version_id = ?", *q.prompt_version_id);
+  if (!q.model.empty()) add(g + (is_model_path(q.model) ? "model_path = ?" : "model_name = ?"), q.model);
+  if (!q.quantization.empty()) add(g + "quantization = ?", q.quantization);
+  if (!q.finish_reason.empty()) add(g + "finish_reason = ?", q.finish_reason);
+}
+
+// `walk`: the query walks a measurement's index (measured_page), testing the
+// generation filters on each row it meets instead of starting at their indexes.
+HistorySql history_sql(const HistoryQuery& q, std::string from, bool walk = false) {
   HistorySql out{std::move(from), {}};
   const auto add = [&](std::string_view clause, Param value) {
     out.from_where += " AND ";
@@ -99,11 +117,7 @@ HistorySql history_sql(const HistoryQuery& q, std::string from) {
     add("u.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)", match);
   }
   if (q.conversation_id) add("u.conversation_id = ?", *q.conversation_id);
-  if (q.prompt_id) add("g.prompt_version_id IN (SELECT id FROM prompt_versions WHERE prompt_id = ?)", *q.prompt_id);
-  if (q.prompt_version_id) add("g.prompt_version_id = ?", *q.prompt_version_id);
-  if (!q.model.empty()) add(is_model_path(q.model) ? "g.model_path = ?" : "g.model_name = ?", q.model);
-  if (!q.quantization.empty()) add("g.quantization = ?", q.quantization);
-  if (!q.finish_reason.empty()) add("g.finish_reason = ?", q.finish_reason);
+  add_generation_filters(q, walk ? "+g." : "g.", out);
   if (q.rating == Rating::kNone) out.from_where += " AND g.message_id IS NOT NULL AND r.rating IS NULL";
   if (q.rating == Rating::kUp || q.rating == Rating::kDown) {
     add("r.rating = ?", std::int64_t{static_cast<int>(*q.rating)});
@@ -246,12 +260,31 @@ StoreResult<std::int64_t> count_rows(sql::Db& db, const HistorySql& parts) {
   return row ? stmt.int64(0) : 0;
 }
 
+// Whether a page sorted by a measurement walks that measurement's index,
+// testing the generation filters on each row (it stops after `rows` matches:
+// about rows x all / matching rows visited), rather than starts at a filter's
+// own index and sorts every generation it selects (about matching rows).
+// Walking wins when the filter keeps many rows (one model of three: 16,635
+// rows sorted in 124 ms, against ~300 visited), sorting when it keeps few (a
+// model with no answers: the walk would read the whole index). The counts are
+// of the generations table's indexes alone: a few ms.
+StoreResult<bool> walk_measure_index(sql::Db& db, const HistoryQuery& query, std::int64_t rows) {
+  if (!indexed_generation_filter(query)) return true;
+  HistorySql matching{" FROM generations g WHERE 1", {}};
+  add_generation_filters(query, "g.", matching);
+  STORE_ASSIGN_OR_RETURN(const std::int64_t selected, count_rows(db, matching));
+  STORE_ASSIGN_OR_RETURN(const std::int64_t all, count_rows(db, HistorySql{" FROM generations", {}}));
+  return static_cast<double>(selected) * static_cast<double>(selected) >=
+         static_cast<double>(all) * static_cast<double>(std::max<std::int64_t>(rows, 1));
+}
+
 // A page sorted by a measurement: the measured rows in index order, then the
 // unmeasured ones (NULLS LAST, as every sort) by time. Only a page that
 // reaches past the measured rows counts them.
 StoreResult<std::vector<HistoryEntry>> measured_page(sql::Db& db, const HistoryQuery& query) {
   const std::int64_t limit = std::clamp(query.limit, 0, 10000), offset = std::max(query.offset, 0);
-  const HistorySql measured = history_sql(query, measured_from());
+  STORE_ASSIGN_OR_RETURN(const bool walk, walk_measure_index(db, query, offset + limit));
+  const HistorySql measured = history_sql(query, measured_from(), walk);
   const std::optional<HistorySql> unmeasured =
       filters_generation(query) ? std::nullopt : std::optional<HistorySql>(history_sql(query, unmeasured_from()));
   const std::string by_measure = order_by(query, sort_terms(query.sort));

@@ -286,6 +286,7 @@ class Importer {
     const Id id = impl_.db.last_insert_rowid();
     remember(conversations_, get_int(c, "id", path), id, path);
     ++summary_.conversations;
+    STORE_TRY(add_settings(id, c, path));
     const json& messages = get_array(c, "messages", path);
     for (std::size_t i = 0; i < messages.size(); ++i)
       STORE_TRY(add_message(id, messages[i], at(path + ".messages", i)));
@@ -296,6 +297,21 @@ class Importer {
       STORE_TRY(set.run());
     }
     return {};
+  }
+
+  // The conversation's own generation settings ("settings"; absent in files from before schema 4).
+  StoreResult<void> add_settings(Id conversation_id, const json& c, const std::string& path) {
+    const auto found = c.find("settings");
+    if (found == c.end() || found->is_null()) return {};
+    const ConversationSettings settings = conversation_settings_from_json(*found, path + ".settings");
+    STORE_ASSIGN_OR_RETURN(sql::Statement stmt,
+                           impl_.db.prepare("INSERT INTO conversation_settings (conversation_id, " +
+                                            std::string(kConversationSettingsColumns) +
+                                            ", updated_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+    stmt.bind(1, conversation_id);
+    bind_conversation_settings(stmt, 2, settings);
+    stmt.bind(13, get_int(*found, "updated_ms", path + ".settings"));
+    return stmt.run();
   }
 
   StoreResult<void> add_message(Id conversation_id, const json& m, const std::string& path) {

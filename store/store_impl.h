@@ -66,7 +66,14 @@ inline constexpr std::string_view kPromptColumns =
     "id, name, created_ms, archived, (SELECT coalesce(max(version), 0) FROM prompt_versions v WHERE v.prompt_id = "
     "prompts.id)";
 
+inline constexpr std::string_view kConversationSettingsColumns =
+    "temperature, top_k, top_p, min_p, repeat_penalty, frequency_penalty, presence_penalty, penalty_last_n, seed, "
+    "max_tokens, system_prompt";
+
 Message read_message(const sql::Statement& row);
+ConversationSettings read_conversation_settings(const sql::Statement& row);  // kConversationSettingsColumns
+// Binds kConversationSettingsColumns' values to parameters first, first + 1, ...
+void bind_conversation_settings(sql::Statement& stmt, int first, const ConversationSettings& c);
 Conversation read_conversation(const sql::Statement& row);
 PromptVersion read_prompt_version(const sql::Statement& row);  // kVersionColumns
 Prompt read_prompt(const sql::Statement& row);                 // kPromptColumns

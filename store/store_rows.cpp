@@ -1,3 +1,4 @@
+#include <bit>
 #include <string>
 
 #include "store/json_text.h"
@@ -83,6 +84,31 @@ Conversation read_conversation(const sql::Statement& row) {
   c.label_prompt_id = row.optional_int64(8);
   c.prompt_label = row.text(9);
   return c;
+}
+
+ConversationSettings read_conversation_settings(const sql::Statement& row) {
+  ConversationSettings c;
+  SamplingRecord& p = c.sampling;
+  p.temperature = row.real(0);
+  p.top_k = row.int64(1);
+  p.top_p = row.real(2);
+  p.min_p = row.real(3);
+  p.repeat_penalty = row.real(4);
+  p.frequency_penalty = row.real(5);
+  p.presence_penalty = row.real(6);
+  p.penalty_last_n = row.int64(7);
+  p.seed = std::bit_cast<std::uint64_t>(row.int64(8));  // the unsigned value's bits
+  c.max_tokens = row.int64(9);
+  c.system_prompt = row.text(10);
+  return c;
+}
+
+void bind_conversation_settings(sql::Statement& stmt, int first, const ConversationSettings& c) {
+  const SamplingRecord& p = c.sampling;
+  stmt.bind(first, p.temperature).bind(first + 1, p.top_k).bind(first + 2, p.top_p).bind(first + 3, p.min_p);
+  stmt.bind(first + 4, p.repeat_penalty).bind(first + 5, p.frequency_penalty).bind(first + 6, p.presence_penalty);
+  stmt.bind(first + 7, p.penalty_last_n).bind(first + 8, std::bit_cast<std::int64_t>(p.seed));  // signed in SQLite
+  stmt.bind(first + 9, c.max_tokens).bind(first + 10, std::string_view(c.system_prompt));
 }
 
 Prompt read_prompt(const sql::Statement& row) {

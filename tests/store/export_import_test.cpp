@@ -8,6 +8,11 @@ namespace {
 
 using testing::TempDir;
 
+// The first conversation's own generation settings.
+const ConversationSettings kSettings{.sampling = {.temperature = 0.2, .top_k = 7, .seed = 18446744073709551614ull},
+                                     .max_tokens = 300,
+                                     .system_prompt = "Be brief."};
+
 // A database with every kind of row: prompts with configured versions, labels,
 // a revert, an archived prompt, branches, pins, generations, ratings, an
 // experiment, a soft-deleted conversation.
@@ -24,6 +29,7 @@ void fill(Store& s) {
 
   const Id c = *s.create_conversation("Seas ünïcode \"quoted\"");
   ASSERT_STORE_OK(s.pin_prompt_label(c, v1.prompt_id, "production"));
+  ASSERT_STORE_OK(s.set_conversation_settings(c, kSettings));
   const Id u = *s.add_message({c, std::nullopt, Role::kUser, "hello\nthere"});
   const Id a = *s.begin_answer(c, u);
   GenerationRecord g;
@@ -89,6 +95,8 @@ TEST(StoreExportImport, RoundTripIsExact) {
   EXPECT_EQ(b->resolve_prompt("pirate")->version.version, 3);
   EXPECT_EQ(b->history({.search = "hello"})->size(), 1u);
   EXPECT_EQ(b->get_generation(2)->value().sampling.seed, 18446744073709551615ull);
+  EXPECT_EQ(b->conversation_settings(1)->value(), kSettings);
+  EXPECT_FALSE(b->conversation_settings(2)->has_value());
 }
 
 TEST(StoreExportImport, ImportIntoAFilledDatabaseRemapsIds) {
@@ -115,6 +123,7 @@ TEST(StoreExportImport, ImportIntoAFilledDatabaseRemapsIds) {
   // The copied conversation's references point at the prompt that was here.
   const Conversation c = a->list_conversations()->front();
   EXPECT_EQ(c.label_prompt_id, pirate.prompt.id);
+  EXPECT_EQ(a->conversation_settings(c.id)->value(), kSettings);  // under the copy's new id
   const std::vector<Message> path = *a->current_path(c.id);
   ASSERT_EQ(path.size(), 2u);
   EXPECT_EQ(path[1].content, "ahoy");
@@ -198,6 +207,9 @@ TEST(StoreExportImport, MalformedDocumentsAreRefusedWhole) {
   std::string bad_type = good;
   bad_type.replace(bad_type.find("\"title\": \""), 10, "\"title\": 5, \"x\": \"");
   refused(bad_type, "conversations[0].title: expected a string");
+  std::string bad_settings = good;
+  bad_settings.replace(bad_settings.find("\"max_tokens\": 300"), 17, "\"max_tokens\": -3");
+  refused(bad_settings, "conversations[0].settings.max_tokens");
   // Nothing of the refused documents stayed (each import is one transaction).
   EXPECT_TRUE(b->list_prompts()->empty());
   EXPECT_TRUE(b->list_conversations({.include_archived = true})->empty());

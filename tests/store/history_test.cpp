@@ -172,6 +172,35 @@ TEST_F(StoreHistory, EverySortPagesConsistently) {
   EXPECT_EQ(past->front().message_id, ids_[4]);  // the unanswered prompt, after the 4 measured ones
 }
 
+// A measurement sort with a filter that keeps many rows walks the
+// measurement's index; with one that keeps few it sorts them: the same pages.
+TEST_F(StoreHistory, AFilteredMeasurementSortGivesTheSamePagesEitherWay) {
+  std::vector<std::pair<double, Id>> big;  // (ttft, user message) of model "big"
+  for (int i = 0; i < 60; ++i) {
+    const double ttft = static_cast<double>((i * 37) % 23);  // ties too: the newest of equals first
+    big.emplace_back(ttft, turn(chat_, {"question " + std::to_string(i), "big", "Q8_0", "stop", std::nullopt, ttft}));
+  }
+  const Id rare = turn(other_, {"the rare one", "rare", "Q8_0", "stop", std::nullopt, 5});
+  // Ids grow with time here: descending TTFT, then newest first.
+  std::sort(big.begin(), big.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second > b.second; });
+  std::vector<Id> want;
+  for (const auto& [ttft, id] : big) want.push_back(id);
+  for (const int limit : {5, 100}) {
+    std::vector<Id> paged;
+    for (int offset = 0; offset < 60; offset += limit) {
+      auto page = store_->history({.model = "big", .limit = limit, .offset = offset, .sort = HistorySort::kTtft});
+      ASSERT_TRUE(page.ok()) << page.error().describe();
+      for (const HistoryEntry& e : *page) paged.push_back(e.message_id);
+    }
+    EXPECT_EQ(paged, want) << "pages of " << limit;
+  }
+  EXPECT_EQ(ids({.model = "rare", .sort = HistorySort::kTtft}), std::vector<Id>{rare});
+  EXPECT_EQ(ids({.model = "none", .sort = HistorySort::kTtft}), std::vector<Id>{});
+  EXPECT_EQ(ids({.model = "big", .finish_reason = "stop", .limit = 3, .sort = HistorySort::kTtft}),
+            std::vector<Id>(want.begin(), want.begin() + 3));
+}
+
 TEST_F(StoreHistory, FacetsListWhatAnswersRecorded) {
   ASSERT_STORE_OK_AND_ASSIGN(const HistoryFacets f, store_->history_facets());
   EXPECT_EQ(f.models, (std::vector<std::string>{"gemma", "smol"}));
