@@ -27,9 +27,10 @@ struct SendOptions {
 
 void run_send(const SendOptions& o) {
   if (o.is_new == (o.conversation != 0)) throw Failure{"give exactly one of --new and --conversation ID", 2, "usage"};
-  const conversation::TurnSettings settings = turn_settings(o.turn);
+  conversation::TurnSettings settings = turn_settings(o.turn);
   auto store = open_database(o.turn.database, Access::kWrite);
   if (o.conversation != 0) unwrap(store->get_conversation(o.conversation));
+  apply_front_end_defaults(settings, *store, o.conversation);
   check_prompt(*store, o.turn);
   StartedModel model = start_model(o.turn);
   conversation::SendInput input;

@@ -5,7 +5,9 @@
 #include <iostream>
 
 #include "cli/store_json.h"
+#include "conversation/sampling_record.h"
 #include "models/catalog.h"
+#include "settings/settings.h"
 #ifdef HEARTH_CLI_HAVE_REMOTE
 #include "conversation/remote/remote_engine.h"
 #endif
@@ -58,6 +60,29 @@ conversation::TurnSettings turn_settings(const TurnOptions& o) {
 
 void check_prompt(store::Store& store, const TurnOptions& o) {
   if (!o.prompt.empty()) unwrap(store.resolve_prompt(o.prompt));
+}
+
+void apply_front_end_defaults(conversation::TurnSettings& s, store::Store& store, store::Id conversation_id) {
+  if (conversation_id != 0) {
+    if (auto own = unwrap(store.conversation_settings(conversation_id))) {
+      s.sampling = conversation::sampling_of(own->sampling);
+      s.max_tokens = static_cast<std::int32_t>(own->max_tokens);
+      s.system_prompt = own->system_prompt;
+      return;
+    }
+  }
+  auto path = settings::default_settings_path();
+  if (!path) return;  // no HOME: generate's defaults
+  auto loaded = settings::load_settings(*path);
+  if (!loaded) {
+    std::fprintf(stderr, "[settings: %s; using the built-in defaults]\n", loaded.error().message.c_str());
+    return;
+  }
+  for (const std::string& w : loaded->warnings) std::fprintf(stderr, "[settings: %s]\n", w.c_str());
+  s.sampling = loaded->settings.sampling;
+  s.sampling.seed = 0;  // a fresh seed per answer, recorded (as the app)
+  s.max_tokens = loaded->settings.max_tokens;
+  s.system_prompt = loaded->settings.system_prompt;
 }
 
 namespace {

@@ -45,6 +45,13 @@ conversation::TurnSettings turn_settings(const TurnOptions& options);
 // Fails before any model is loaded when --prompt names nothing in the store.
 void check_prompt(store::Store& store, const TurnOptions& options);
 
+// A send's defaults, as the app's: the conversation's own generation settings
+// (conversation_id != 0 and it has them), else settings.json's defaults for new
+// conversations (sampling, max tokens, system prompt); the options given
+// explicitly still win (they are the overrides). A settings file with bad values
+// warns on stderr, naming the key, and its defaults apply for those.
+void apply_front_end_defaults(conversation::TurnSettings& settings, store::Store& store, store::Id conversation_id);
+
 struct StartedModel {
   std::unique_ptr<Engine> engine;
   conversation::ModelIdentity identity;

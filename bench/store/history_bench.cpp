@@ -269,6 +269,10 @@ int run(const Options& o) {
   time_query(store, "sorted by decode tok/s", {.limit = 100, .sort = hearth::store::HistorySort::kDecodeTps}, o.reps);
   time_query(store, "sorted by TTFT, one model",
              {.model = "gemma-3-270m", .limit = 100, .sort = hearth::store::HistorySort::kTtft}, o.reps);
+  time_query(store, "sorted by TTFT, one finish reason",
+             {.finish_reason = "length", .limit = 100, .sort = hearth::store::HistorySort::kTtft}, o.reps);
+  time_query(store, "sorted by TTFT, a model with no answers (the whole index walked)",
+             {.model = "no-such-model", .limit = 100, .sort = hearth::store::HistorySort::kTtft}, o.reps);
   time_query(store, "sorted by prompt version (no index)",
              {.limit = 100, .sort = hearth::store::HistorySort::kPromptVersion}, o.reps);
   time_query(store, "page 100 (offset 9,900)", {.limit = 100, .offset = 9900}, o.reps);

@@ -2,7 +2,8 @@
 """hearth-cli send and rerun (issue 15) on a tiny synthetic model: one turn
 stored as the app stores it, the prompt version / label / variables it applied
 recorded, the pin kept for the next turn, a re-run as a sibling answer with
-its comparison; and bad input: unknown prompt, version, label, variable,
+its comparison; the defaults a send takes when no option sets them (the
+conversation's own settings, else settings.json's, as in the app); and bad input: unknown prompt, version, label, variable,
 conversation and message, contradictory options, a missing database folder,
 a read-only database, a database another Hearth is writing.
 
@@ -11,6 +12,7 @@ Usage: cli_send_test.py HEARTH_CLI
 import fcntl
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -46,6 +48,10 @@ class Cli:
         cmd = [self.cli, "send", self.model, "--database", db or self.db, "--device", "cpu", "--threads", "1",
                "--temp", "0", "--seed", "3", "-n", "8", *args]
         return run(cmd + (["--json"] if json_out else []), preexec)
+
+    def send_bare(self, *args):  # no sampling options: the defaults decide
+        return run([self.cli, "send", self.model, "--database", self.db, "--device", "cpu", "--threads", "1",
+                    "--json", *args])
 
     def rerun(self, message_id, *args):
         return run([self.cli, "rerun", str(message_id), "--model", self.model, "--database", self.db, "--device",
@@ -123,6 +129,51 @@ def test_rerun(c, first):
     check(sum(1 for e in entries if e.get("message_id") == user) == 1, "a rerun adds no user message")
 
 
+def test_defaults(c, config_dir):
+    """What no option sets comes from the conversation's own settings, else settings.json."""
+    os.makedirs(os.path.join(config_dir, "hearth"), exist_ok=True)
+    settings = os.path.join(config_dir, "hearth", "settings.json")
+    with open(settings, "w") as f:
+        json.dump({"version": 1, "sampling": {"temperature": 0.5, "top_k": 7}, "max_tokens": 5,
+                   "system_prompt": "Be terse."}, f)
+    first = ok_json(c.send_bare("--new", "--message", "Defaults?"), "send with settings.json defaults")
+    g = first.get("generation", {})
+    check(g.get("sampling", {}).get("temperature") == 0.5 and g["sampling"].get("top_k") == 7,
+          f"settings.json's sampling applies: {g.get('sampling')}")
+    check(g.get("max_tokens") == 5 and g.get("generated_tokens", 99) <= 5, f"its max_tokens: {g.get('max_tokens')}")
+    check(g.get("system_text") == "Be terse.", f"its system prompt: {g.get('system_text')!r}")
+    check(g.get("sampling", {}).get("seed", 0) != 0, "a fresh seed is chosen and recorded")
+    given = ok_json(c.send_bare("--new", "-n", "3", "--temp", "0", "--message", "Given"), "send with options")
+    g = given.get("generation", {})
+    check(g.get("max_tokens") == 3 and g.get("sampling", {}).get("temperature") == 0 and
+          g["sampling"].get("top_k") == 7, f"options given win, the rest stays settings.json's: {g}")
+
+    # The conversation's own settings (the app's Generation panel writes them) win over settings.json.
+    conv = first.get("conversation_id")
+    db = sqlite3.connect(c.db)
+    db.execute("INSERT INTO conversation_settings (conversation_id, temperature, top_k, top_p, min_p, repeat_penalty, "
+               "frequency_penalty, presence_penalty, penalty_last_n, seed, max_tokens, system_prompt, updated_ms) "
+               "VALUES (?, 0.25, 3, 0.9, 0.0, 1.1, 0, 0, 64, 0, 4, 'Own rules.', 0)", (conv,))
+    db.commit()
+    db.close()
+    own = ok_json(c.send_bare("--conversation", str(conv), "--message", "Own?"), "send with the conversation's settings")
+    g = own.get("generation", {})
+    check(g.get("sampling", {}).get("temperature") == 0.25 and g["sampling"].get("top_k") == 3 and
+          g["sampling"].get("repeat_penalty") == 1.1, f"the conversation's sampling applies: {g.get('sampling')}")
+    check(g.get("max_tokens") == 4 and g.get("system_text") == "Own rules.",
+          f"the conversation's max tokens and system prompt: {g.get('max_tokens')}, {g.get('system_text')!r}")
+
+    # A bad value warns, naming the key, and its default applies.
+    with open(settings, "w") as f:
+        json.dump({"version": 1, "max_tokens": -4}, f)
+    p = c.send_bare("--new", "--message", "Bad settings")
+    check(p.returncode == 0 and b"max_tokens" in p.stderr, "a bad settings value warns, naming the key", p)
+    if p.returncode == 0:
+        g = json.loads(p.stdout).get("generation", {})
+        check(g.get("max_tokens") == 1024, f"and the default applies: {g.get('max_tokens')}")
+    os.remove(settings)
+
+
 def test_bad_input(c, tmp):
     expect_error(c.send("--new", "--prompt", "nobody", "--message", "x"), "nobody", "unknown prompt", "not_found")
     expect_error(c.send("--new", "--prompt", "helper@9", "--message", "x"), "9", "unknown version", "not_found")
@@ -169,9 +220,12 @@ def main():
                  "2", "--ffn", "256", "--vocab", "300", "--ctx", "512", "--quant", "Q8_0", "-o", model])
         check(p.returncode == 0, "synth", p)
         os.chmod(model, 0o644)
+        config_dir = os.path.join(tmp, "config")  # settings.json: this test's own, never the user's
+        os.environ["XDG_CONFIG_HOME"] = config_dir
         c = Cli(cli, model, os.path.join(tmp, "h.db"))
         first = test_send(c)
         test_rerun(c, first)
+        test_defaults(c, config_dir)
         test_bad_input(c, tmp)
     if failures:
         print(f"{len(failures)} check(s) failed")
