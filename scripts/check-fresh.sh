@@ -49,7 +49,9 @@ mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
 
 say "Cloning $(git -C "$HEARTH_ROOT" rev-parse --short HEAD) into the fresh root"
-git clone -q "$HEARTH_ROOT" "$root/root/hearth" || die "git clone failed"
+# Not under /root (mode 0700): the read-only database checks run hearth-cli as
+# nobody, who must reach the build (as in a user's clone under a 0755 /home).
+git clone -q "$HEARTH_ROOT" "$root/srv/hearth" || die "git clone failed"
 [ -z "$(git -C "$HEARTH_ROOT" status --porcelain --untracked-files=no)" ] \
   || say "Note: uncommitted changes are not in the clone: it tests HEAD"
 
@@ -62,7 +64,7 @@ chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/u
   HEARTH_FUZZ_SECONDS="${HEARTH_FUZZ_SECONDS:-10}" \
   SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
   REQUESTS_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt \
-  /bin/bash -c "cd /root/hearth && $cmd" >>"$root.log" 2>&1
+  /bin/bash -c "cd /srv/hearth && $cmd" >>"$root.log" 2>&1
 rc=$?
 set -e
 mins=$(( ($(date +%s) - start) / 60 ))

@@ -1,18 +1,31 @@
 // Renders the app's main states to PNG for the docs: empty (model loaded, no
-// conversation), chatting, performance dock open, dark theme. Run under a real
+// conversation), chatting, performance dock open, dark theme, the prompt
+// library with a pinned version, the prompt history window, a re-run's compare
+// view, the profiler dock. Run under a real
 // X server (scripts/screenshots.sh uses xvfb-run). Usage: hearth_screenshots OUT_DIR
+#include <QAbstractButton>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QElapsedTimer>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QTableView>
 #include <QTemporaryDir>
 
 #include <cstdio>
 
 #include "app/chat_controller.h"
+#include "app/compare_view.h"
 #include "app/engine_bridge.h"
+#include "app/history_model.h"
+#include "app/history_window.h"
 #include "app/main_window.h"
 #include "app/perf_dock.h"
+#include "app/profiler_dock.h"
+#include "app/prompt_library_panel.h"
+#include "app/rerun_dialog.h"
 #include "test_env.h"
 
 using namespace hearth::app;
@@ -48,6 +61,62 @@ bool save(QWidget& w, const QDir& out, const char* name) {
 bool answer(ChatController* c, const QString& text) {
   c->send(text);
   return wait_for([c] { return c->generating(); }, 5000) && wait_for([c] { return !c->generating(); }, 180000);
+}
+
+// Clicks the button named `name` inside `parent`; false when there is none.
+bool click(QWidget* parent, const char* name) {
+  auto* b = parent->findChild<QAbstractButton*>(QString::fromLatin1(name));
+  if (b) b->click();
+  if (!b) std::fprintf(stderr, "no button %s\n", name);
+  return b != nullptr;
+}
+
+// The prompt library with two versions of a prompt, version 2 pinned, and an answer under it.
+bool prompt_library(MainWindow& window, const QDir& out) {
+  auto* dock = window.findChild<QDockWidget*>(QStringLiteral("promptDock"));
+  auto* panel = window.findChild<PromptLibraryPanel*>();
+  if (!dock || !panel) return false;
+  dock->show();
+  dock->raise();
+  window.resizeDocks({dock}, {380}, Qt::Horizontal);
+  window.controller()->newConversation();
+  auto* text = panel->findChild<QPlainTextEdit*>(QStringLiteral("promptText"));
+  panel->findChild<QLineEdit*>(QStringLiteral("promptName"))->setText(QStringLiteral("tutor"));
+  text->setPlainText(QStringLiteral("You are a patient tutor. Explain step by step."));
+  if (!click(panel, "createPrompt") || !wait_for([&] { return panel->selectedVersion() == 1; }, 10000)) return false;
+  text->setPlainText(QStringLiteral("You are a patient tutor. Answer in two short sentences."));
+  if (!click(panel, "saveVersion") || !wait_for([&] { return panel->selectedVersion() == 2; }, 10000)) return false;
+  if (!click(panel, "pinVersion")) return false;
+  settle(500);
+  bool ok = answer(window.controller(), QStringLiteral("Why is the sky blue?"));
+  settle(800);
+  return save(window, out, "prompts.png") && ok;
+}
+
+// The history window, then a re-run of the newest prompt with version 1 and its compare view.
+bool history_and_compare(MainWindow& window, const QDir& out) {
+  HistoryWindow* history = window.showHistoryWindow();
+  history->resize(1280, 520);
+  if (!wait_for([&] { return history->model()->rowCount() >= 4; }, 10000)) return false;
+  settle(800);
+  bool ok = save(*history, out, "history.png");
+  history->table()->selectRow(0);  // newest first: the tutor's question
+  history->rerunSelected();
+  RerunDialog* dialog = nullptr;
+  if (!wait_for([&] { return (dialog = history->findChild<RerunDialog*>()) != nullptr; }, 10000)) return false;
+  dialog->findChild<QComboBox*>(QStringLiteral("rerunPrompt"))->setEditText(QStringLiteral("tutor@1"));
+  if (!click(dialog, "rerunRun")) return false;
+  CompareView* compare = nullptr;
+  if (!wait_for([&] { return (compare = history->findChild<CompareView*>()) != nullptr && compare->ready(); },
+                180000)) {
+    std::fprintf(stderr, "the re-run did not finish\n");
+    return false;
+  }
+  compare->resize(1100, 560);
+  settle(800);
+  ok = save(*compare, out, "compare.png") && ok;
+  history->close();
+  return ok;
 }
 
 }  // namespace
@@ -101,5 +170,14 @@ int main(int argc, char** argv) {
   window.setTheme(Theme::kDark);
   settle(800);
   ok = save(window, out, "dark.png") && ok;
+  window.setTheme(Theme::kLight);
+  ok = prompt_library(window, out) && ok;
+  ok = history_and_compare(window, out) && ok;
+  window.profilerDock()->show();  // profiles while it is open
+  window.profilerDock()->raise();
+  window.resizeDocks({window.profilerDock()}, {560}, Qt::Horizontal);
+  ok = answer(c, QStringLiteral("Name three planets.")) && ok;
+  settle(1500);
+  ok = save(window, out, "profiler.png") && ok;
   return ok ? 0 : 1;
 }
