@@ -42,6 +42,15 @@ struct GemvOptions {
   // (more bytes in flight, twice the registers), 0 does not (more resident
   // blocks); -1 = the default. Never changes the result.
   int q8_prefetch = -1;
+  // kQ8 only: 0 loads each thread's weights straight into registers (16-byte
+  // loads of its own chunk); 1 streams row groups into shared memory with
+  // bulk copies (sm_90 and later: cp.async.bulk on an mbarrier, several
+  // groups in flight per block), as many stages as fit; k >= 2 at most k
+  // stages; -1 = the default (1 on sm_90+, unless HEARTH_CUDA_GEMV_STAGED=0).
+  // Where staging does not apply (older GPUs, rows too wide for two stages)
+  // the direct loads run. Never changes the result; prefetch applies to the
+  // direct loads only.
+  int q8_staged = -1;
 };
 
 // y[t][r] = sum_c W[r][c] x[t][c] (+ bias[r]) (+ residual[t][r]), t < n_tokens.
