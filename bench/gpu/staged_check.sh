@@ -3,8 +3,8 @@
 # kernel benchmark and the synthetic-model CUDA test; run the kernel tests (CudaGemvQ8.* with the new
 # StagedEqualsDirect / StagedWhereItApplies), `kernels_cuda_bench staged` (direct loads vs weights
 # staged through shared memory, GB/s against the copy ceiling), the 8B Q4_0 decode with
-# HEARTH_CUDA_GEMV_STAGED=0 / 1 interleaved (two runs each), `hearth-cli profile` of both, the
-# models' CPU-vs-CUDA test. Needs PCRE2 in .deps/pcre2 (see merged_check.sh). Run from the tree's
+# HEARTH_CUDA_GEMV_STAGED=0 / the default / HEARTH_CUDA_GEMV_STAGED_BLOCKS=1 interleaved (two runs
+# each), the models' CPU-vs-CUDA test. Needs PCRE2 in .deps/pcre2 (see merged_check.sh). Run from the tree's
 # root (or a copy of it) as `bash bench/gpu/staged_check.sh`; prints a summary last.
 cd "$(dirname "$0")/../.."
 D=$PWD/.deps/pcre2
@@ -30,7 +30,8 @@ note "built at $(el) s"
 cmake --build $B -j6 --target models_llama_cuda_test >$W/build2.log 2>&1 &
 BUILD2=$!
 CLI=$B/cli/hearth-cli
-($CLI synth --shape llama-8b --quant Q4_0 -o /tmp/8b.gguf >$W/synth.log 2>&1) &
+($CLI synth --shape llama-8b --quant Q4_0 -o /tmp/8b.gguf >$W/synth.log 2>&1;
+  $CLI synth --shape llama-8b --quant Q4_K_M -o /tmp/8bk.gguf >>$W/synth.log 2>&1) &
 SYN=$!
 timeout 90 $B/tests/kernels/cuda/kernels_cuda_test --gtest_brief=1 --gtest_filter='CudaGemv*' >$W/kernels_test.log 2>&1
 note "kernels_cuda_test CudaGemv* rc $? at $(el) s: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/kernels_test.log | tr '\n' ' ')"
@@ -50,40 +51,42 @@ PY
 wait $SYN
 wait $BUILD2  # no compiler beside the timed runs
 note "synth and the models test built at $(el) s"
+# A/B: direct loads (STAGED=0), the default (staged, blocks per SM by shape), staged with 1 block per SM.
+CFGS="direct:HEARTH_CUDA_GEMV_STAGED=0 default:HEARTH_CUDA_NONE=1 b1:HEARTH_CUDA_GEMV_STAGED_BLOCKS=1"
 for r in 1 2; do
-  for st in 0 1; do
-    HEARTH_CUDA_GEMV_STAGED=$st timeout 60 $CLI generate /tmp/8b.gguf --device cuda --prompt "hello world" --temp 0 \
-      -n 128 --json 2>>$W/gen_err.log | tail -1 >$W/gen_${st}_$r.json
-    note "8B Q4_0 staged=$st run $r: $(python3 -c "import json; j=json.load(open('$W/gen_${st}_$r.json')); print('decode_tps %.1f prefill_tps %.1f' % (j['decode_tps'], j['prefill_tps']))" 2>&1)"
+  for c in $CFGS; do
+    n=${c%%:*}
+    env ${c#*:} timeout 60 $CLI generate /tmp/8b.gguf --device cuda --prompt "hello world" --temp 0 \
+      -n 128 --json 2>>$W/gen_err.log | tail -1 >$W/gen_${n}_$r.json
+    note "8B Q4_0 $n run $r: $(python3 -c "import json; j=json.load(open('$W/gen_${n}_$r.json')); print('decode_tps %.1f prefill_tps %.1f' % (j['decode_tps'], j['prefill_tps']))" 2>&1)"
   done
 done
 python3 - "$W" <<'PY' | tee -a "$S"
 import json, sys
 o = sys.argv[1]
-t = {st: [json.load(open(f"{o}/gen_{st}_{r}.json")).get("text") for r in (1, 2)] for st in (0, 1)}
-print("greedy text identical across all four runs:", len({x for v in t.values() for x in v}) == 1)
+t = [json.load(open(f"{o}/gen_{n}_{r}.json")).get("text") for n in ("direct", "default", "b1") for r in (1, 2)]
+print("greedy text identical across all six runs:", len(set(t)) == 1)
 PY
+for r in 1 2; do
+  for st in 0 1; do
+    HEARTH_CUDA_GEMV_STAGED=$st timeout 60 $CLI generate /tmp/8bk.gguf --device cuda --prompt "hello world" --temp 0 \
+      -n 128 --json 2>>$W/gen_err.log | tail -1 >$W/genk_${st}_$r.json
+    note "8B Q4_K_M staged=$st run $r: $(python3 -c "import json, hashlib; j=json.load(open('$W/genk_${st}_$r.json')); print('decode_tps %.1f text md5 %s' % (j['decode_tps'], hashlib.md5(j['text'].encode()).hexdigest()[:10]))" 2>&1)"
+  done
+done
 timeout 100 $B/tests/kernels/cuda/kernels_cuda_bench staged >$OUT/bench_staged.txt 2>&1
 note "kernels_cuda_bench staged rc $? at $(el) s"
 timeout $(rem 100) $B/tests/kernels/cuda/kernels_cuda_test --gtest_brief=1 --gtest_filter='-CudaGemv*' >$W/kernels_test2.log 2>&1
 note "kernels_cuda_test the rest rc $? at $(el) s: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/kernels_test2.log | tr '\n' ' ')"
-for st in 0 1; do
-  if left 40; then
-    HEARTH_CUDA_GEMV_STAGED=$st timeout 40 $CLI profile /tmp/8b.gguf --device cuda -n 32 >$W/profile_$st.txt 2>&1
-    note "profile staged=$st rc $?: $(head -1 $W/profile_$st.txt)"
-  fi
-done
 if left 45; then
   timeout 40 $B/tests/models/cuda/models_llama_cuda_test --gtest_brief=1 >$W/models_test.log 2>&1
   note "models_llama_cuda_test rc $? at $(el) s: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/models_test.log | tr '\n' ' ')"
 fi
 cat $W/kernels_test2.log >>$W/kernels_test.log 2>/dev/null
-cp $W/kernels_test.log $W/profile_0.txt $W/profile_1.txt $W/models_test.log $OUT/ 2>/dev/null
-cat $W/gen_*.json >$OUT/gen_all.txt 2>/dev/null
+cp $W/kernels_test.log $W/models_test.log $OUT/ 2>/dev/null
+cat $W/gen_*.json $W/genk_*.json >$OUT/gen_all.txt 2>/dev/null
 note "all done at $(el) s"
 echo "---- bench (us, GB/s, % of copy; graph columns last)"
 grep -E "^copy|^gemv" $OUT/bench_staged.txt | sed -E 's/ +/ /g' | cut -c1-150
-echo "---- profile matmul lines"
-grep -i -E "mat|gemv|GB/s" $W/profile_1.txt | head -8
 echo "---- summary"
 cat "$S"

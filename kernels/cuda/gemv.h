@@ -44,12 +44,14 @@ struct GemvOptions {
   int q8_prefetch = -1;
   // kQ8 only: 0 loads each thread's weights straight into registers (16-byte
   // loads of its own chunk); 1 streams row groups into shared memory with
-  // bulk copies (sm_90 and later: cp.async.bulk on an mbarrier, several
-  // groups in flight per block), as many stages as fit; k >= 2 at most k
-  // stages; -1 = the default (1 on sm_90+, unless HEARTH_CUDA_GEMV_STAGED=0).
-  // Where staging does not apply (older GPUs, rows too wide for two stages)
-  // the direct loads run. Never changes the result; prefetch applies to the
-  // direct loads only.
+  // bulk copies (sm_90 and later: cp.async.bulk on an mbarrier), the default
+  // number of groups in flight per block (about 80 KB a multiprocessor, at
+  // least 2); k >= 2 at most k (up to 8, as many as fit); -1 = the default
+  // (1, unless HEARTH_CUDA_GEMV_STAGED says otherwise). Staged, blocks per SM
+  // 0 means 2 for matrices of few row groups and 1 otherwise (or
+  // HEARTH_CUDA_GEMV_STAGED_BLOCKS). Where staging does not apply (older GPUs,
+  // rows too wide for two stages) the direct loads run. Never changes the
+  // result; prefetch applies to the direct loads only.
   int q8_staged = -1;
 };
 

@@ -696,39 +696,63 @@ const DeviceLimits& device_limits() {
   return lim;
 }
 
-// Staging: the option, else HEARTH_CUDA_GEMV_STAGED (0 / 1 / max stages),
-// else on. Returns the most stages wanted (kMaxStages for "as many as fit"),
-// 0 for the direct loads.
+// Staging: the option, else HEARTH_CUDA_GEMV_STAGED (0 off, 1 the default
+// stage count, k >= 2 at most k stages), else 1.
 int staged_wanted(const GemvOptions& opt) {
   static const int env = [] {
     const char* v = std::getenv("HEARTH_CUDA_GEMV_STAGED");
     return v == nullptr ? -1 : std::atoi(v);
   }();
   const int v = opt.q8_staged >= 0 ? opt.q8_staged : env >= 0 ? env : 1;
-  return v <= 0 ? 0 : v == 1 ? kMaxStages : std::min(v, kMaxStages);
+  return v <= 0 ? 0 : std::min(v, kMaxStages);
 }
+
+// Blocks per multiprocessor for the staged kernel: the option, else
+// HEARTH_CUDA_GEMV_STAGED_BLOCKS (a tuning knob for A/B runs), else 0 (chosen
+// by the shape, staged_plan_for).
+int staged_blocks_wanted(const GemvOptions& opt) {
+  static const int env = [] {
+    const char* v = std::getenv("HEARTH_CUDA_GEMV_STAGED_BLOCKS");
+    return v == nullptr ? 0 : std::max(0, std::atoi(v));
+  }();
+  return opt.q8_blocks_per_sm > 0 ? opt.q8_blocks_per_sm : env;
+}
+
+// Measured (docs/perf-notes.md, v11): about 72 KB of weights in flight per
+// multiprocessor streams best (2 stages of a 16-row group of 4096-wide Q4_0:
+// 128256 x 4096 at 93% of the copy bandwidth; 5 stages: 78%); the default
+// stage count aims at this, never below 2.
+constexpr size_t kStagedInFlight = size_t{80} << 10;
+// Two blocks per multiprocessor (more warps computing while stages arrive)
+// where a block would get few row groups, i.e. small and middle matrices.
+constexpr int64_t kTwoBlockGroupsPerSm = 16;
 
 struct StagedPlan {
   int stages = 0;  // 0: staging does not apply
+  int per_sm = 1;
   uint32_t stage_bytes = 0;
   size_t smem = 0;
 };
 
-// As many row groups in flight as fit in a block's shared memory at per_sm
-// blocks per multiprocessor (at most `want`), beside x's codes (halves: Q6_K's
-// code sums too); none where fewer than 2 fit (rows too wide) or the device
-// is older than sm_90.
+// Stages of one row group each, beside x's codes (halves: Q6_K's code sums
+// too), at per_sm blocks per multiprocessor: want == 1 the default count
+// (kStagedInFlight), else at most `want`; never more than fit, none where
+// fewer than 2 fit (rows too wide) or the device is older than sm_90.
 StagedPlan staged_plan(const Q8Mats& mats, int chunks, int lanes, bool halves, int want, int per_sm,
                        const DeviceLimits& lim) {
   StagedPlan p;
-  if (want < 2 || lim.major < 9 || per_sm < 1 || mats.rows <= 0) return p;
+  if (want < 1 || lim.major < 9 || per_sm < 1 || mats.rows <= 0) return p;
   size_t stride = 0;
   for (int i = 0; i < mats.count; ++i) stride = std::max(stride, mats.m[i].stride);
   const size_t sb = static_cast<size_t>(kThreads / lanes) * stride;
   const size_t xb = static_cast<size_t>(chunks) * (kSmemPerChunk + (halves ? 8 * kDsPerChunk : 0));
   const size_t cap = std::min(static_cast<size_t>(lim.smem_block), static_cast<size_t>(lim.smem_sm / per_sm) - 1024);
   if (sb == 0 || cap <= kBarBytes + xb + 2 * sb) return p;
-  p.stages = static_cast<int>(std::min<size_t>((cap - kBarBytes - xb) / sb, static_cast<size_t>(want)));
+  const size_t fit = (cap - kBarBytes - xb) / sb;
+  const size_t n =
+      want == 1 ? std::clamp<size_t>(kStagedInFlight / (sb * per_sm), 2, kMaxStages) : static_cast<size_t>(want);
+  p.stages = static_cast<int>(std::min(n, fit));
+  p.per_sm = per_sm;
   p.stage_bytes = static_cast<uint32_t>(sb);
   p.smem = kBarBytes + static_cast<size_t>(p.stages) * sb + xb;
   return p;
@@ -744,13 +768,22 @@ StagedPlan plan_for(const Q8Mats& mats, GgmlType type, int64_t cols, const GemvO
   if (want == 0) return {};
   const int64_t chunks = cols / kChunkElems;
   const int lanes = lanes_for(opt, chunks) >= 32 ? 32 : lanes_for(opt, chunks) >= 16 ? 16 : 8;
-  const int per_sm = opt.q8_blocks_per_sm > 0 ? opt.q8_blocks_per_sm : 1;
-  return staged_plan(mats, static_cast<int>(chunks), lanes, type == GgmlType::kQ6_K, want, per_sm, device_limits());
+  const DeviceLimits& lim = device_limits();
+  const bool halves = type == GgmlType::kQ6_K;
+  const int c = static_cast<int>(chunks);
+  const int per_sm = staged_blocks_wanted(opt);
+  if (per_sm > 0) return staged_plan(mats, c, lanes, halves, want, per_sm, lim);
+  const int64_t groups = (mats.rows + kThreads / lanes - 1) / (kThreads / lanes);
+  if (groups <= kTwoBlockGroupsPerSm * lim.sms) {
+    const StagedPlan two = staged_plan(mats, c, lanes, halves, want, 2, lim);
+    if (two.stages > 0) return two;
+  }
+  return staged_plan(mats, c, lanes, halves, want, 1, lim);
 }
 
 template <GgmlType T, int L>
 Status launch_q8_staged(const Q8Mats& mats, int chunks, const float* x, cudaStream_t stream, const StagedPlan& plan,
-                        int per_sm, const DeviceLimits& lim) {
+                        const DeviceLimits& lim) {
   const auto kernel = gemv_q8_staged_kernel<T, L>;
   // The dynamic shared limit raised once to the device's opt-in maximum
   // (the launch's own size sets the occupancy).
@@ -758,7 +791,7 @@ Status launch_q8_staged(const Q8Mats& mats, int chunks, const float* x, cudaStre
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, lim.smem_block);
   HEARTH_CUDA_CHECK(opt_in);
   const int64_t groups = (mats.rows + kThreads / L - 1) / (kThreads / L);
-  const int64_t slots = static_cast<int64_t>(per_sm) * lim.sms;
+  const int64_t slots = static_cast<int64_t>(plan.per_sm) * lim.sms;
   const int64_t per_block = (groups + slots - 1) / slots;
   const auto grid = static_cast<unsigned>((groups + per_block - 1) / per_block);
   cudaLaunchConfig_t cfg{};
@@ -783,11 +816,10 @@ Status launch_q8_lanes(const Q8Mats& mats, int64_t cols, const float* x, cudaStr
   const int b = opt.q8_blocks_per_sm;
   const StagedPlan p = plan_for(mats, T, cols, opt);
   if (p.stages > 0) {
-    const int per_sm = b > 0 ? b : 1;
     const int c = static_cast<int>(chunks);
-    if (lanes >= 32) return launch_q8_staged<T, 32>(mats, c, x, stream, p, per_sm, device_limits());
-    if (lanes >= 16) return launch_q8_staged<T, 16>(mats, c, x, stream, p, per_sm, device_limits());
-    return launch_q8_staged<T, 8>(mats, c, x, stream, p, per_sm, device_limits());
+    if (lanes >= 32) return launch_q8_staged<T, 32>(mats, c, x, stream, p, device_limits());
+    if (lanes >= 16) return launch_q8_staged<T, 16>(mats, c, x, stream, p, device_limits());
+    return launch_q8_staged<T, 8>(mats, c, x, stream, p, device_limits());
   }
   if (prefetch_on(opt)) {
     if (lanes >= 32) return launch_q8<T, 32, true>(mats, cols, x, stream, b);

@@ -145,8 +145,8 @@ TEST(CudaGemvQ8, ResultIndependentOfGridAndPrefetch) {
 
 // Weights staged through shared memory (bulk copies; sm_90+, else the same
 // direct loads) give the direct loads' bits: every type, random shapes and
-// padded rows, the automatic stage count, 2 stages and 2 blocks per SM
-// (more rounds of reused stages), with bias and residual; and a fused set
+// padded rows, the default stage count, 2 and up to 8 stages, 1 and 2
+// blocks per SM, with bias and residual; and a fused set
 // whose row groups straddle its matrices.
 TEST(CudaGemvQ8, StagedEqualsDirect) {
   HEARTH_REQUIRE_CUDA_DEVICE();
@@ -176,7 +176,8 @@ TEST(CudaGemvQ8, StagedEqualsDirect) {
     const std::vector<float> bias = random_floats(rng, rows), resid = random_floats(rng, rows);
     const bool ep = trial == 2;
     const std::vector<float> a = run_q8(m, x, ep ? &bias : nullptr, ep ? &resid : nullptr, 0, 0, -1, 0);
-    for (const auto& [bps, staged] : {std::pair{0, 1}, std::pair{0, 2}, std::pair{2, 1}}) {
+    for (const auto& [bps, staged] :
+         {std::pair{0, 1}, std::pair{0, 2}, std::pair{0, 8}, std::pair{1, 1}, std::pair{2, 1}}) {
       const std::vector<float> b = run_q8(m, x, ep ? &bias : nullptr, ep ? &resid : nullptr, bps, 0, -1, staged);
       for (size_t i = 0; i < a.size(); ++i) {
         ASSERT_TRUE(std::isfinite(b[i])) << "row " << i;
