@@ -51,7 +51,8 @@ PY
 wait $SYN
 wait $BUILD2  # no compiler beside the timed runs
 note "synth and the models test built at $(el) s"
-# A/B: direct loads (STAGED=0), the default (staged, blocks per SM by shape), staged with 1 block per SM.
+# A/B: direct loads (STAGED=0), the default, staged with 1 block per SM (the default since call 2 of v11;
+# it chose blocks per SM by shape before).
 CFGS="direct:HEARTH_CUDA_GEMV_STAGED=0 default:HEARTH_CUDA_NONE=1 b1:HEARTH_CUDA_GEMV_STAGED_BLOCKS=1"
 for r in 1 2; do
   for c in $CFGS; do

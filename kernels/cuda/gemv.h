@@ -47,11 +47,10 @@ struct GemvOptions {
   // bulk copies (sm_90 and later: cp.async.bulk on an mbarrier), the default
   // number of groups in flight per block (about 80 KB a multiprocessor, at
   // least 2); k >= 2 at most k (up to 8, as many as fit); -1 = the default
-  // (1, unless HEARTH_CUDA_GEMV_STAGED says otherwise). Staged, blocks per SM
-  // 0 means 2 for matrices of few row groups and 1 otherwise (or
-  // HEARTH_CUDA_GEMV_STAGED_BLOCKS). Where staging does not apply (older GPUs,
-  // rows too wide for two stages) the direct loads run. Never changes the
-  // result; prefetch applies to the direct loads only.
+  // (1, unless HEARTH_CUDA_GEMV_STAGED says otherwise). Staged, blocks per
+  // SM 0 means 1 (or HEARTH_CUDA_GEMV_STAGED_BLOCKS). Where staging does not
+  // apply (older GPUs, rows too wide for two stages) the direct loads run.
+  // Never changes the result; prefetch applies to the direct loads only.
   int q8_staged = -1;
 };
 

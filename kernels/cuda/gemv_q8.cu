@@ -708,14 +708,17 @@ int staged_wanted(const GemvOptions& opt) {
 }
 
 // Blocks per multiprocessor for the staged kernel: the option, else
-// HEARTH_CUDA_GEMV_STAGED_BLOCKS (a tuning knob for A/B runs), else 0 (chosen
-// by the shape, staged_plan_for).
-int staged_blocks_wanted(const GemvOptions& opt) {
+// HEARTH_CUDA_GEMV_STAGED_BLOCKS (a tuning knob for A/B runs), else 1
+// (measured, docs/perf-notes.md v11: 2 blocks are faster on lone 4096-wide
+// matrices but not on the fused q/k/v and gate/up sets decode runs, and
+// slower on the output matrix; the 8B Q4_0 decode is 306 tok/s with 1, 301
+// with 2 where they fit).
+int staged_blocks(const GemvOptions& opt) {
   static const int env = [] {
     const char* v = std::getenv("HEARTH_CUDA_GEMV_STAGED_BLOCKS");
     return v == nullptr ? 0 : std::max(0, std::atoi(v));
   }();
-  return opt.q8_blocks_per_sm > 0 ? opt.q8_blocks_per_sm : env;
+  return opt.q8_blocks_per_sm > 0 ? opt.q8_blocks_per_sm : env > 0 ? env : 1;
 }
 
 // Measured (docs/perf-notes.md, v11): about 72 KB of weights in flight per
@@ -723,9 +726,6 @@ int staged_blocks_wanted(const GemvOptions& opt) {
 // 128256 x 4096 at 93% of the copy bandwidth; 5 stages: 78%); the default
 // stage count aims at this, never below 2.
 constexpr size_t kStagedInFlight = size_t{80} << 10;
-// Two blocks per multiprocessor (more warps computing while stages arrive)
-// where a block would get few row groups, i.e. small and middle matrices.
-constexpr int64_t kTwoBlockGroupsPerSm = 16;
 
 struct StagedPlan {
   int stages = 0;  // 0: staging does not apply
@@ -768,17 +768,8 @@ StagedPlan plan_for(const Q8Mats& mats, GgmlType type, int64_t cols, const GemvO
   if (want == 0) return {};
   const int64_t chunks = cols / kChunkElems;
   const int lanes = lanes_for(opt, chunks) >= 32 ? 32 : lanes_for(opt, chunks) >= 16 ? 16 : 8;
-  const DeviceLimits& lim = device_limits();
-  const bool halves = type == GgmlType::kQ6_K;
-  const int c = static_cast<int>(chunks);
-  const int per_sm = staged_blocks_wanted(opt);
-  if (per_sm > 0) return staged_plan(mats, c, lanes, halves, want, per_sm, lim);
-  const int64_t groups = (mats.rows + kThreads / lanes - 1) / (kThreads / lanes);
-  if (groups <= kTwoBlockGroupsPerSm * lim.sms) {
-    const StagedPlan two = staged_plan(mats, c, lanes, halves, want, 2, lim);
-    if (two.stages > 0) return two;
-  }
-  return staged_plan(mats, c, lanes, halves, want, 1, lim);
+  return staged_plan(mats, static_cast<int>(chunks), lanes, type == GgmlType::kQ6_K, want, staged_blocks(opt),
+                     device_limits());
 }
 
 template <GgmlType T, int L>
