@@ -42,6 +42,16 @@ struct GemvOptions {
   // (more bytes in flight, twice the registers), 0 does not (more resident
   // blocks); -1 = the default. Never changes the result.
   int q8_prefetch = -1;
+  // kQ8 only: 0 loads each thread's weights straight into registers (16-byte
+  // loads of its own chunk); 1 streams row groups into shared memory with
+  // bulk copies (sm_90 and later: cp.async.bulk on an mbarrier), the default
+  // number of groups in flight per block (about 80 KB a multiprocessor, at
+  // least 2); k >= 2 at most k (up to 8, as many as fit); -1 = the default
+  // (1, unless HEARTH_CUDA_GEMV_STAGED says otherwise). Staged, blocks per
+  // SM 0 means 1 (or HEARTH_CUDA_GEMV_STAGED_BLOCKS). Where staging does not
+  // apply (older GPUs, rows too wide for two stages) the direct loads run.
+  // Never changes the result; prefetch applies to the direct loads only.
+  int q8_staged = -1;
 };
 
 // y[t][r] = sum_c W[r][c] x[t][c] (+ bias[r]) (+ residual[t][r]), t < n_tokens.

@@ -13,4 +13,9 @@ namespace hearth::kernels::cuda {
 // gemv_q8_applies(W_i, 1) and validated matrices; options' q8 tuning fields.
 Status gemv_q8(const GemvOutput* outs, int n, const float* x, cudaStream_t stream, const GemvOptions& options);
 
+// The weight stages gemv_q8 would stream these matrices through (GemvOptions
+// q8_staged), 0 where it loads them directly (staging off, an older GPU, rows
+// too wide for two stages, or matrices gemv_q8 does not take).
+int gemv_q8_stages(const GemvOutput* outs, int n, const GemvOptions& options);
+
 }  // namespace hearth::kernels::cuda

@@ -4,6 +4,7 @@
 // Outputs are poisoned with NaN beforehand (DeviceBuffer).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include "cuda_test_util.h"
 #include "kernels/cuda/gemv.h"
+#include "kernels/cuda/gemv_q8.h"
 #include "q8_reference.h"
 #include "quant_matrix.h"
 
@@ -49,7 +51,8 @@ Reference reference(const HostMatrix& m, const std::vector<float>& x) {
 
 // Runs the kQ8 path and returns y (poisoned before; bias/residual optional).
 std::vector<float> run_q8(const HostMatrix& m, const std::vector<float>& x, const std::vector<float>* bias,
-                          const std::vector<float>* resid, int blocks_per_sm, int lanes = 0, int prefetch = -1) {
+                          const std::vector<float>* resid, int blocks_per_sm, int lanes = 0, int prefetch = -1,
+                          int staged = -1) {
   DeviceBuffer<uint8_t> dw(m.bytes);
   DeviceBuffer<float> dx(x), dy(static_cast<size_t>(m.rows));
   DeviceBuffer<float> dbias(bias != nullptr ? *bias : std::vector<float>(1));
@@ -66,6 +69,7 @@ std::vector<float> run_q8(const HostMatrix& m, const std::vector<float>& x, cons
   opt.q8_blocks_per_sm = blocks_per_sm;
   opt.q8_lanes = lanes;
   opt.q8_prefetch = prefetch;
+  opt.q8_staged = staged;
   const Status st = gemv(opt, dm, dx.get(), 1, dy.get(), nullptr, ep);
   EXPECT_TRUE(st.ok()) << describe(st);
   return dy.download();
@@ -124,17 +128,100 @@ TEST(CudaGemvQ8, LlamaShapes) {
 }
 
 // Neither the grid size (blocks per multiprocessor) nor prefetching changes a
-// row's arithmetic: bit-identical outputs.
+// row's arithmetic: bit-identical outputs (direct loads; staged: below).
 TEST(CudaGemvQ8, ResultIndependentOfGridAndPrefetch) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   std::mt19937 rng(6);
   for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ6_K}) {
     const HostMatrix m = make_matrix(rng, type, 3000, 6144);
     const std::vector<float> x = random_floats(rng, 6144);
-    const std::vector<float> a = run_q8(m, x, nullptr, nullptr, 0, 0, 1);
+    const std::vector<float> a = run_q8(m, x, nullptr, nullptr, 0, 0, 1, 0);
     for (const auto& [bps, pf] : {std::pair{1, 1}, std::pair{0, 0}, std::pair{1, 0}}) {
-      const std::vector<float> b = run_q8(m, x, nullptr, nullptr, bps, 0, pf);
+      const std::vector<float> b = run_q8(m, x, nullptr, nullptr, bps, 0, pf, 0);
       for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i]) << "row " << i << " bps " << bps << " pf " << pf;
+    }
+  }
+}
+
+// Weights staged through shared memory (bulk copies; sm_90+, else the same
+// direct loads) give the direct loads' bits: every type, random shapes and
+// padded rows, the default stage count, 2 and up to 8 stages, 1 and 2
+// blocks per SM, with bias and residual; and a fused set
+// whose row groups straddle its matrices.
+TEST(CudaGemvQ8, StagedEqualsDirect) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(9);
+  // Random shapes, then long matrices: several row groups per block, so
+  // stages are refilled (and their barriers' phases flip) several times.
+  std::vector<std::pair<GgmlType, std::array<int64_t, 2>>> shapes;
+  for (GgmlType type : q8_types()) {
+    for (int trial = 0; trial < 4; ++trial) {
+      const int64_t step = type == GgmlType::kQ6_K ? 2048 : 256;
+      shapes.push_back({type,
+                        {std::uniform_int_distribution<int64_t>(1, 1200)(rng),
+                         step * std::uniform_int_distribution<int64_t>(1, type == GgmlType::kQ6_K ? 6 : 40)(rng)}});
+    }
+  }
+  shapes.push_back({GgmlType::kQ4_0, {20000, 256}});
+  shapes.push_back({GgmlType::kQ4_K, {12000, 2048}});
+  shapes.push_back({GgmlType::kQ6_K, {10000, 2048}});
+  shapes.push_back({GgmlType::kQ8_0, {5000, 4096}});
+  for (size_t n = 0; n < shapes.size(); ++n) {
+    const GgmlType type = shapes[n].first;
+    const int64_t rows = shapes[n].second[0], cols = shapes[n].second[1];
+    const int trial = static_cast<int>(n % 4);
+    SCOPED_TRACE(testing::Message() << type_traits(type)->name << " rows=" << rows << " cols=" << cols);
+    const HostMatrix m = make_matrix(rng, type, rows, cols, trial == 1 ? 48 : 0);
+    const std::vector<float> x = random_floats(rng, cols);
+    const std::vector<float> bias = random_floats(rng, rows), resid = random_floats(rng, rows);
+    const bool ep = trial == 2;
+    const std::vector<float> a = run_q8(m, x, ep ? &bias : nullptr, ep ? &resid : nullptr, 0, 0, -1, 0);
+    for (const auto& [bps, staged] :
+         {std::pair{0, 1}, std::pair{0, 2}, std::pair{0, 8}, std::pair{1, 1}, std::pair{2, 1}}) {
+      const std::vector<float> b = run_q8(m, x, ep ? &bias : nullptr, ep ? &resid : nullptr, bps, 0, -1, staged);
+      for (size_t i = 0; i < a.size(); ++i) {
+        ASSERT_TRUE(std::isfinite(b[i])) << "row " << i;
+        ASSERT_EQ(a[i], b[i]) << "row " << i << " bps " << bps << " staged " << staged;
+      }
+    }
+  }
+  for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ6_K}) {
+    const std::vector<int64_t> rows = {37, 5, 203};
+    const int64_t cols = 2048;
+    const std::vector<float> x = random_floats(rng, cols);
+    DeviceBuffer<float> dx(x);
+    std::vector<HostMatrix> hm;
+    std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
+    std::vector<std::unique_ptr<DeviceBuffer<float>>> y;
+    std::vector<DeviceMatrix> dm;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      hm.push_back(make_matrix(rng, type, rows[i], cols, i == 1 ? 16 : 0));
+      dw.push_back(std::make_unique<DeviceBuffer<uint8_t>>(hm.back().bytes));
+      dm.push_back(DeviceMatrix{type, dw.back()->get(), rows[i], cols, hm.back().stride});
+      y.push_back(std::make_unique<DeviceBuffer<float>>(static_cast<size_t>(rows[i])));
+    }
+    std::vector<std::vector<float>> direct;
+    for (int staged : {0, 1, 2}) {
+      GemvOptions opt;
+      opt.activations = GemvActivations::kQ8;
+      opt.q8_staged = staged;
+      std::vector<GemvOutput> outs;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        ASSERT_EQ(cudaMemset(y[i]->get(), 0xff, sizeof(float) * static_cast<size_t>(rows[i])), cudaSuccess);  // NaN
+        outs.push_back(GemvOutput{&dm[i], y[i]->get(), {}});
+      }
+      ASSERT_CUDA_OK(gemv_fused(opt, outs.data(), static_cast<int>(outs.size()), dx.get(), 1, nullptr));
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const std::vector<float> b = y[i]->download();
+        if (staged == 0) {
+          direct.push_back(b);
+          continue;
+        }
+        for (size_t e = 0; e < b.size(); ++e) {
+          ASSERT_TRUE(std::isfinite(b[e]));
+          ASSERT_EQ(direct[i][e], b[e]) << "matrix " << i << " row " << e << " staged " << staged;
+        }
+      }
     }
   }
 }
@@ -196,6 +283,41 @@ TEST(CudaGemvQ8, FusedEqualsSeparate) {
       }
     }
   }
+}
+
+// Staging runs where it should (so StagedEqualsDirect compares two paths):
+// on sm_90+ for the Llama-3-8B decode shapes unless turned off; never below.
+TEST(CudaGemvQ8, StagedWhereItApplies) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  int dev = 0, major = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), cudaSuccess);
+  DeviceBuffer<uint8_t> w(16);
+  const auto mat = [&](GgmlType t, int64_t rows, int64_t cols) {
+    return DeviceMatrix{t, w.get(), rows, cols, row_bytes(t, cols)};
+  };
+  const DeviceMatrix q = mat(GgmlType::kQ4_0, 4096, 4096), k = mat(GgmlType::kQ4_0, 1024, 4096);
+  const DeviceMatrix gate = mat(GgmlType::kQ4_0, 14336, 4096), down = mat(GgmlType::kQ4_0, 4096, 14336);
+  const DeviceMatrix q6 = mat(GgmlType::kQ6_K, 4096, 14336), q8 = mat(GgmlType::kQ8_0, 1024, 28672);
+  const GemvOutput qkv[3] = {{&q, nullptr, {}}, {&k, nullptr, {}}, {&k, nullptr, {}}};
+  const GemvOutput gu[2] = {{&gate, nullptr, {}}, {&gate, nullptr, {}}};
+  const GemvOutput dn{&down, nullptr, {}}, d6{&q6, nullptr, {}}, wide{&q8, nullptr, {}};
+  GemvOptions opt;
+  opt.activations = GemvActivations::kQ8;
+  opt.q8_staged = 1;
+  for (const auto& [outs, n] : {std::pair{qkv, 3}, std::pair{gu, 2}, std::pair{&dn, 1}, std::pair{&d6, 1}}) {
+    const int stages = gemv_q8_stages(outs, n, opt);
+    if (major >= 9) {
+      EXPECT_GE(stages, 2);
+    } else {
+      EXPECT_EQ(stages, 0);
+    }
+  }
+  EXPECT_EQ(gemv_q8_stages(&wide, 1, opt), 0);  // 8 rows of 30 KB a stage: not two
+  opt.q8_staged = 2;
+  EXPECT_EQ(gemv_q8_stages(qkv, 3, opt), major >= 9 ? 2 : 0);
+  opt.q8_staged = 0;
+  EXPECT_EQ(gemv_q8_stages(qkv, 3, opt), 0);
 }
 
 TEST(CudaGemvQ8, WhereItApplies) {

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -100,7 +101,7 @@ void measure_copy() {
 // Weight bytes from a fixed generator (never zeros: see METHOD.md); copies
 // enough that the rotation over them (>= 256 MiB) never runs from the 50 MB L2.
 bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::GemvActivations act, int blocks_per_sm = 0,
-                int lanes = 0, int prefetch = -1) {
+                int lanes = 0, int prefetch = -1, int staged = -1) {
   const size_t stride = hearth::kernels::row_bytes(type, cols), bytes = stride * rows;
   const int copies = static_cast<int>(std::max<size_t>(1, (size_t{256} << 20) / bytes + 1));
   std::vector<uint8_t> host(bytes);
@@ -125,6 +126,7 @@ bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::Gem
   opt.q8_blocks_per_sm = blocks_per_sm;
   opt.q8_lanes = lanes;
   opt.q8_prefetch = prefetch;
+  opt.q8_staged = staged;
   hc::Status st{};
   cudaStream_t s = nullptr;
   cudaStreamCreate(&s);
@@ -139,9 +141,9 @@ bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::Gem
   const hc::DeviceMatrix m0{type, w[0], rows, cols, stride};
   const bool q8 = act == hc::GemvActivations::kQ8 && hc::gemv_q8_applies(m0, n_tokens);
   const double gbs = static_cast<double>(bytes) / (ms * 1e6);
-  char bps[32] = "";
-  if (blocks_per_sm > 0 || lanes > 0 || prefetch >= 0) {
-    std::snprintf(bps, sizeof bps, " b%d L%d p%d", blocks_per_sm, lanes, prefetch);
+  char bps[48] = "";
+  if (blocks_per_sm > 0 || lanes > 0 || prefetch >= 0 || staged >= 0) {
+    std::snprintf(bps, sizeof bps, " b%d L%d p%d s%d", blocks_per_sm, lanes, prefetch, staged);
   }
   const double graph_gbs = graph_ms > 0 ? static_cast<double>(bytes) / (graph_ms * 1e6) : 0.0;
   const double copy = g_copy_gbs > 0 ? 100.0 / g_copy_gbs : 0.0;
@@ -215,7 +217,7 @@ bool bench_mmq(GgmlType type, int64_t rows, int64_t cols, int n_tokens, cublasHa
 
 // Several matrices of one width: separate gemv calls vs one gemv_fused
 // (q/k/v, gate/up of Llama-3-8B), graph-replayed, q8 activations.
-bool bench_fused(GgmlType type, std::vector<int64_t> rows, int64_t cols) {
+bool bench_fused(GgmlType type, std::vector<int64_t> rows, int64_t cols, int staged = -1, int blocks_per_sm = 0) {
   const size_t copies = 8;  // > 50 MB of weights in rotation for the smaller sets
   std::vector<std::vector<void*>> w(copies);
   std::vector<void*> y;
@@ -241,6 +243,8 @@ bool bench_fused(GgmlType type, std::vector<int64_t> rows, int64_t cols) {
   cudaMemcpy(x, hx.data(), hx.size() * sizeof(float), cudaMemcpyHostToDevice);
   hc::GemvOptions opt;
   opt.activations = hc::GemvActivations::kQ8;
+  opt.q8_staged = staged;
+  opt.q8_blocks_per_sm = blocks_per_sm;
   cudaStream_t s = nullptr;
   cudaStreamCreate(&s);
   hc::Status st{};
@@ -267,10 +271,11 @@ bool bench_fused(GgmlType type, std::vector<int64_t> rows, int64_t cols) {
     };
     ms[fused] = time_graph_ms(run, 40, s);
   }
-  std::printf("gemv_fused %-5s %zu matrices x %-6lld  separate %7.1f us  fused %7.1f us  (%.1f%% of copy fused)%s\n",
-              hearth::kernels::type_traits(type)->name, rows.size(), static_cast<long long>(cols), ms[0] * 1e3,
-              ms[1] * 1e3, g_copy_gbs > 0 ? 100.0 * static_cast<double>(bytes) / (ms[1] * 1e6) / g_copy_gbs : 0.0,
-              st.ok() ? "" : "  (launch failed)");
+  std::printf(
+      "gemv_fused %-5s %zu matrices x %-6lld s%d b%d separate %7.1f us  fused %7.1f us  (%.1f%% of copy fused)%s\n",
+      hearth::kernels::type_traits(type)->name, rows.size(), static_cast<long long>(cols), staged, blocks_per_sm,
+      ms[0] * 1e3, ms[1] * 1e3, g_copy_gbs > 0 ? 100.0 * static_cast<double>(bytes) / (ms[1] * 1e6) / g_copy_gbs : 0.0,
+      st.ok() ? "" : "  (launch failed)");
   cudaStreamDestroy(s);
   for (auto& set : w) {
     for (void* p : set) cudaFree(p);
@@ -369,8 +374,30 @@ int main(int argc, char** argv) {
     cublasDestroy(handle);
     return ok ? 0 : 1;
   }
-  measure_copy();
   const int64_t shapes[][2] = {{4096, 4096}, {1024, 4096}, {14336, 4096}, {4096, 14336}, {128256, 4096}};
+  if (argc == 2 && std::string(argv[1]) == "staged") {  // one-token q8 GEMV: direct loads vs staged weights
+    measure_copy();
+    // staged (0 direct, 1 default, k at most k stages), blocks per SM (0 default)
+    const int variants[][2] = {{0, 0}, {1, 0}, {2, 1}, {2, 2}, {3, 1}, {8, 1}};
+    for (const auto& s : shapes) {
+      if (s[0] == 1024) continue;  // k and v run fused with q
+      for (const auto& v : variants) ok = bench_gemv(GgmlType::kQ4_0, s[0], s[1], 1, A::kQ8, v[1], 0, -1, v[0]) && ok;
+    }
+    for (GgmlType type : {GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kQ8_0}) {
+      for (const auto& s : shapes) {
+        if (s[0] == 1024) continue;
+        for (int st : {0, 1}) ok = bench_gemv(type, s[0], s[1], 1, A::kQ8, 0, 0, -1, st) && ok;
+      }
+    }
+    for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K}) {
+      for (const auto& v : {std::array<int, 2>{0, 0}, {1, 0}, {2, 1}, {2, 2}}) {
+        ok = bench_fused(type, {4096, 1024, 1024}, 4096, v[0], v[1]) && ok;  // q, k, v
+        ok = bench_fused(type, {14336, 14336}, 4096, v[0], v[1]) && ok;      // gate, up
+      }
+    }
+    return ok ? 0 : 1;
+  }
+  measure_copy();
   for (GgmlType type : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kQ8_0}) {
     for (const auto& s : shapes) {
       ok = bench_gemv(type, s[0], s[1], 1, A::kF32) && ok;
