@@ -21,11 +21,14 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <memory>
 #include <thread>
 
 #include "app/chat_controller.h"
+#include "app/chat_model.h"
 #include "app/chat_rows.h"
+#include "app/chat_view.h"
 #include "app/engine_bridge.h"
 #include "app/model_bar.h"
 #include "app/remote_endpoint_dialog.h"
@@ -50,11 +53,13 @@ class FakeOpenAi {
     });
     server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
       last_body = req.body;
-      res.set_chunked_content_provider("text/event-stream", [](std::size_t, httplib::DataSink& sink) {
+      const bool cut_now = cut;
+      res.set_chunked_content_provider("text/event-stream", [cut_now](std::size_t, httplib::DataSink& sink) {
         for (const char* piece : {"Hello", " from", " afar"}) {
           const std::string c = sse_chunk(std::string(R"({"choices":[{"index":0,"delta":{"content":")") + piece +
                                           R"("},"finish_reason":null}]})");
           sink.write(c.data(), c.size());
+          if (cut_now) return false;  // the connection goes away after the first piece
         }
         const std::string end = sse_chunk(R"({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})") +
                                 sse_chunk(R"({"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3}})") +
@@ -74,6 +79,7 @@ class FakeOpenAi {
   QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(port_); }
 
   std::string last_body;
+  std::atomic<bool> cut{false};  // the next answers stop after one piece, the connection closed
 
  private:
   httplib::Server server_;
@@ -149,6 +155,49 @@ class RemoteEndpointTest : public QObject {
       QCOMPARE(g.generated_tokens, std::int64_t{3});
       QCOMPARE(g.finish_reason, std::string("stop"));
       QVERIFY(fake_->last_body.find("Hi there") != std::string::npos);
+    }
+    storage.waitForIdle();
+  }
+
+  // A stream cut part-way: the answer keeps its text, marked interrupted, and
+  // its record and the chat view say why, naming the endpoint.
+  void aCutStreamKeepsTheTextAndShowsWhy() {
+    const LoadedModel m = connect(fake_->url());
+    fake_->cut = true;
+    StorageService storage(dir_->filePath(QStringLiteral("test.db")));
+    {
+      ChatController controller(&storage, bridge_.get());
+      ChatView view(controller.chatModel());
+      view.resize(600, 400);
+      view.show();
+      controller.send(QStringLiteral("Tell me"));
+      QTRY_VERIFY(controller.generating());
+      QTRY_VERIFY_WITH_TIMEOUT(!controller.generating(), 30000);
+      std::optional<ConversationPath> path;
+      const store::Id conv = controller.currentConversation();
+      storage.run(
+          this, QStringLiteral("reading back"), [conv](store::Store& s) { return load_path(s, conv); },
+          [&path](ConversationPath p) { path = std::move(p); });
+      QTRY_VERIFY(path.has_value());
+      QCOMPARE(path->rows.size(), std::size_t{2});
+      const ChatRow& answer = path->rows[1];
+      QCOMPARE(answer.message.content, std::string("Hello"));
+      QCOMPARE(answer.message.state, store::MessageState::kInterrupted);
+      QVERIFY(answer.generation.has_value());
+      QCOMPARE(answer.generation->finish_reason, std::string("error"));
+      const QString why = QString::fromStdString(answer.generation->error);
+      QVERIFY2(why.contains(QStringLiteral("was cut before the answer finished")) && why.contains(m.endpoint),
+               qPrintable(why));
+      QCOMPARE(controller.chatModel()->index(1).data(ChatModel::kErrorRole).toString(), why);
+      QLabel* shown = nullptr;
+      QTRY_VERIFY([&] {
+        for (auto* label : view.findChildren<QLabel*>(QStringLiteral("statsLabel"))) {
+          if (label->text().contains(QStringLiteral("was cut before the answer finished"))) shown = label;
+        }
+        return shown != nullptr;
+      }());
+      QVERIFY2(shown->text().startsWith(QStringLiteral("interrupted: ")), qPrintable(shown->text()));
+      QCOMPARE(shown->toolTip(), why);
     }
     storage.waitForIdle();
   }
