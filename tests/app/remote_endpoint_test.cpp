@@ -9,9 +9,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUrl>
 
 #include <arpa/inet.h>
@@ -20,19 +22,26 @@
 #include <unistd.h>
 
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <fstream>
 #include <memory>
+#include <mutex>
 #include <thread>
 
+#include "app/banner.h"
 #include "app/chat_controller.h"
 #include "app/chat_model.h"
 #include "app/chat_rows.h"
 #include "app/chat_view.h"
 #include "app/engine_bridge.h"
+#include "app/main_window.h"
 #include "app/model_bar.h"
 #include "app/remote_endpoint_dialog.h"
 #include "app/storage_service.h"
+#include "models/synthetic.h"
+#include "settings/settings.h"
 #include "test_env.h"
 
 using namespace hearth::app;
@@ -48,7 +57,11 @@ std::string sse_chunk(const std::string& json) {
 class FakeOpenAi {
  public:
   FakeOpenAi() {
-    server_.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
+    server_.Get("/v1/models", [this](const httplib::Request& req, httplib::Response& res) {
+      {
+        std::lock_guard lock(mutex_);
+        authorization_ = req.get_header_value("Authorization");
+      }
       res.set_content(R"({"object":"list","data":[{"id":"fake-remote","object":"model"}]})", "application/json");
     });
     server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
@@ -80,8 +93,14 @@ class FakeOpenAi {
 
   std::string last_body;
   std::atomic<bool> cut{false};  // the next answers stop after one piece, the connection closed
+  std::string authorization() {  // of the last GET /v1/models
+    std::lock_guard lock(mutex_);
+    return authorization_;
+  }
 
  private:
+  std::mutex mutex_;
+  std::string authorization_;
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;
@@ -109,6 +128,14 @@ class RemoteEndpointTest : public QObject {
   Q_OBJECT
 
  private slots:
+  void initTestCase() {
+    hearth::models::SyntheticSpec spec;  // the local model of the windows below (tiny, fast on the CPU)
+    spec.shape = {"custom", 128, 2, 4, 2, 256, 300, 512, 10000.0f, 1e-5f, false};
+    spec.quant = hearth::models::parse_synthetic_quant("Q8_0").value();
+    local_model_ = models_dir_.filePath(QStringLiteral("tiny-q8_0.gguf"));
+    QVERIFY(hearth::models::write_synthetic_model(spec, local_model_.toStdString()).ok());
+  }
+
   void init() {
     fake_ = std::make_unique<FakeOpenAi>();
     dir_ = std::make_unique<QTemporaryDir>();
@@ -219,6 +246,74 @@ class RemoteEndpointTest : public QObject {
              qPrintable(failed.at(1).at(1).toString()));
   }
 
+  // The endpoint in use is remembered (URL and model, never the key), the app
+  // reconnects to it at start with $HEARTH_API_KEY, and a local model the user
+  // loads ends that.
+  void theLastEndpointIsRememberedAndUsedAgainAtStart() {
+    qputenv("HEARTH_API_KEY", "sekrit-key");
+    const QString settings_path = writeSettings({});
+    {
+      auto window = makeWindow(settings_path, false);
+      QSignalSpy loaded(window->engine(), &EngineBridge::modelLoaded);
+      window->engine()->connectRemote(fake_->url(), environment_api_key(), {});
+      QTRY_COMPARE(loaded.count(), 1);
+      const auto saved = savedSettings(settings_path);
+      QCOMPARE(QString::fromStdString(saved.remote_url), fake_->url() + QStringLiteral("/v1"));
+      QCOMPARE(saved.remote_model, std::string("fake-remote"));
+      QVERIFY(saved.remote_in_use);
+      QVERIFY(!readText(settings_path).contains(QStringLiteral("sekrit")));  // the key is never written
+    }
+    {
+      auto window = makeWindow(settings_path, true);  // a restart: back on the endpoint
+      QTRY_VERIFY(window->engine()->model().has_value());
+      QCOMPARE(window->engine()->model()->endpoint, fake_->url() + QStringLiteral("/v1"));
+      QCOMPARE(QString::fromStdString(fake_->authorization()), QStringLiteral("Bearer sekrit-key"));
+      QSignalSpy loaded(window->engine(), &EngineBridge::modelLoaded);
+      emit window->findChild<ModelBar*>()->loadRequested(local_model_);  // the user picks a local model
+      QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+      QVERIFY(window->engine()->model()->endpoint.isEmpty());
+      const auto saved = savedSettings(settings_path);
+      QVERIFY(!saved.remote_in_use);  // the next start is local
+      QCOMPARE(QString::fromStdString(saved.remote_url), fake_->url() + QStringLiteral("/v1"));  // still offered
+    }
+    qunsetenv("HEARTH_API_KEY");
+  }
+
+  // The endpoint the app was on does not answer at start: the local model loads
+  // instead with a banner saying why; the endpoint stays remembered, and the
+  // dialog offers it again.
+  void anUnreachableLastEndpointFallsBackToTheLocalModel() {
+    const QString dead = QStringLiteral("http://127.0.0.1:%1/v1").arg(dead_port());
+    const QString settings_path = writeSettings({{"base_url", dead.toStdString()}, {"model", "big"}, {"in_use", true}});
+    auto window = makeWindow(settings_path, true);
+    QTRY_VERIFY_WITH_TIMEOUT(window->engine()->model().has_value(), 30000);
+    QVERIFY(window->engine()->model()->endpoint.isEmpty());
+    QCOMPARE(window->engine()->model()->path, local_model_);
+    const QString text = window->banner()->text();
+    QVERIFY2(text.contains(QStringLiteral("cannot reach ") + dead) && text.contains(QStringLiteral("local model")),
+             qPrintable(text));
+    const auto saved = savedSettings(settings_path);
+    QCOMPARE(QString::fromStdString(saved.remote_url), dead);
+    QVERIFY(saved.remote_in_use);  // not the user's choice: the next start tries the endpoint again
+
+    bool checked = false;
+    QTimer::singleShot(0, this, [&] {
+      RemoteEndpointDialog* dialog = nullptr;
+      for (QWidget* w : QApplication::topLevelWidgets()) {
+        if (auto* d = qobject_cast<RemoteEndpointDialog*>(w); d && d->isVisible()) dialog = d;
+      }
+      QVERIFY(dialog);
+      const auto close = qScopeGuard([dialog] { dialog->reject(); });  // whatever fails below
+      checked = true;
+      QCOMPARE(dialog->url(), dead);  // pre-filled from the settings
+      QCOMPARE(dialog->model(), QStringLiteral("big"));
+      const auto* note = dialog->findChild<QLabel*>(QStringLiteral("remoteKeyNote"));
+      QVERIFY(note && note->text().contains(QStringLiteral("never saved")));
+    });
+    emit window->findChild<ModelBar*>()->remoteRequested();
+    QVERIFY(checked);
+  }
+
   void theDialogListsTheEndpointsModels() {
     RemoteEndpointDialog dialog(nullptr, fake_->url());
     QSignalSpy listed(&dialog, &RemoteEndpointDialog::modelsListed);
@@ -246,6 +341,34 @@ class RemoteEndpointTest : public QObject {
   }
 
  private:
+  // A settings file: the tiny local model on the CPU, and `remote` as its remote_endpoint (when given).
+  QString writeSettings(const nlohmann::json& remote) {
+    nlohmann::json doc = {
+        {"version", 1}, {"last_model", local_model_.toStdString()}, {"device", "cpu"}, {"context_length", 256}};
+    if (!remote.empty()) doc["remote_endpoint"] = remote;
+    const QString path = dir_->filePath(QStringLiteral("settings.json"));
+    std::ofstream(path.toStdString()) << doc.dump(2);
+    return path;
+  }
+  static hearth::settings::Settings savedSettings(const QString& path) {
+    auto loaded = hearth::settings::load_settings(path.toStdString());
+    return loaded ? loaded->settings : hearth::settings::Settings{};
+  }
+  static QString readText(const QString& path) {
+    std::ifstream in(path.toStdString());
+    return QString::fromStdString(std::string(std::istreambuf_iterator<char>(in), {}));
+  }
+  std::unique_ptr<MainWindow> makeWindow(const QString& settings_path, bool load_model) {
+    MainWindowOptions options;
+    options.database_path = dir_->filePath(QStringLiteral("window.db"));
+    options.settings_path = settings_path;
+    options.load_model = load_model;
+    options.restore_state = false;
+    auto window = std::make_unique<MainWindow>(options);
+    window->show();
+    return window;
+  }
+
   LoadedModel connect(const QString& url) {
     QSignalSpy loaded(bridge_.get(), &EngineBridge::modelLoaded);
     bridge_->connectRemote(url, {}, {});
@@ -253,6 +376,8 @@ class RemoteEndpointTest : public QObject {
     return loaded.isEmpty() ? LoadedModel{} : loaded.at(0).at(0).value<LoadedModel>();
   }
 
+  QTemporaryDir models_dir_;
+  QString local_model_;
   std::unique_ptr<FakeOpenAi> fake_;
   std::unique_ptr<QTemporaryDir> dir_;
   std::unique_ptr<EngineBridge> bridge_;
