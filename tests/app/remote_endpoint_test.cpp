@@ -1,8 +1,11 @@
 // A remote OpenAI-compatible endpoint as the app's model: a small HTTP server
 // in this process (cpp-httplib, loopback, a free port) lists one model and
-// streams a fixed answer; the real EngineBridge connects to it, the chat
-// controller sends a message through it into a real store, and the model bar
-// and the endpoint dialog show what they should. Every wait is a QTRY_*.
+// streams a fixed answer (or cuts it after one piece); the real EngineBridge
+// connects to it, the chat controller sends a message through it into a real
+// store, and the model bar, the chat view and the endpoint dialog show what
+// they should. Main windows on a settings file remember the endpoint,
+// reconnect to it at start, and fall back to a tiny local model when it does
+// not answer. Every wait is a QTRY_*.
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -152,6 +155,7 @@ class RemoteEndpointTest : public QObject {
     QCOMPARE(m.endpoint, fake_->url() + QStringLiteral("/v1"));
     QCOMPARE(m.device, m.endpoint);
     QCOMPARE(m.name, QStringLiteral("fake-remote"));
+    QVERIFY(!m.continues);  // its /models names no owner that honours continue_final_message
     ModelBar bar;
     bar.setLoaded(m);
     const auto* device = bar.findChild<QLabel*>(QStringLiteral("deviceLabel"));
