@@ -213,7 +213,7 @@ class RemoteEndpointTest : public QObject {
       QCOMPARE(path->rows.size(), std::size_t{2});
       const ChatRow& answer = path->rows[1];
       QCOMPARE(answer.message.content, std::string("Hello"));
-      QCOMPARE(answer.message.state, store::MessageState::kInterrupted);
+      QVERIFY(answer.message.state == store::MessageState::kInterrupted);
       QVERIFY(answer.generation.has_value());
       QCOMPARE(answer.generation->finish_reason, std::string("error"));
       const QString why = QString::fromStdString(answer.generation->error);
