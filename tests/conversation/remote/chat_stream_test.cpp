@@ -156,6 +156,7 @@ TEST(ChatStream, WholeJsonAnswer) {
       R"({"choices":[{"message":{"role":"assistant","content":"Hi there"},"finish_reason":"length"}],)"
       R"("usage":{"prompt_tokens":5,"completion_tokens":2}})";
   const Read r = read(200, "application/json; charset=utf-8", body);
+  EXPECT_EQ(r.text, "Hi there");  // the answer's text reaches the caller like a stream's
   EXPECT_EQ(r.end.reason, FinishReason::kLength);
   EXPECT_FALSE(r.end.error);
   EXPECT_EQ(r.end.usage->completion_tokens, 2);
