@@ -9,7 +9,7 @@ this test starts on loopback:
                                models, rerun --endpoint (sibling answers on two endpoints)
   --hearth-server BIN NAME     hearth-server on the default model: a conversation stored
                                like a local one (the same greedy text as the local engine),
-                               a prompt version, a wrong key (401)
+                               continue_final_message, a prompt version, a wrong key (401)
   --llama-cpp NAME             llama.cpp's server (python -m llama_cpp.server): a
                                conversation of two turns stored with the endpoint;
                                exit 77 (skipped) when llama-cpp-python[server] is absent
@@ -224,6 +224,24 @@ def test_hearth_server(c, binary, model):
         local = ok_json(c.send_local(model, "--new", "--message", question, *greedy), "local turn")
         check(local.get("text") == first.get("text"),
               f"remote and local greedy answers agree: {first.get('text')!r} vs {local.get('text')!r}")
+        # Continue (vLLM's continue_final_message, which hearth-server honours): the first 8 greedy tokens,
+        # continued by 8 more, are the 16-token answer.
+        body = {"model": server.model, "messages": [{"role": "user", "content": question}], "temperature": 0,
+                "max_tokens": 8}
+        status, head = server.request("/v1/chat/completions", body)
+        check(status == 200, f"an 8-token answer: {status} {head}")
+        if status == 200:
+            part = head["choices"][0]["message"]["content"]
+            more = dict(body, messages=body["messages"] + [{"role": "assistant", "content": part}],
+                        continue_final_message=True, add_generation_prompt=False)
+            status, tail = server.request("/v1/chat/completions", more)
+            check(status == 200, f"a continued answer: {status} {tail}")
+            if status == 200:
+                rest = tail["choices"][0]["message"]["content"]
+                check(part + rest == first.get("text"),
+                      f"continued greedy text is the whole answer: {part!r} + {rest!r} vs {first.get('text')!r}")
+                check(tail["usage"]["prompt_tokens"] > head["usage"]["prompt_tokens"],
+                      f"the partial answer is in the prompt: {tail['usage']} vs {head['usage']}")
         cid = first.get("conversation_id")
         second = ok_json(c.send(base, "--conversation", str(cid), "--message", "And of Italy?", *greedy, key=key),
                          "hearth-server turn 2")
