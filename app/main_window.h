@@ -39,6 +39,7 @@ class PromptedBackend;
 class InputBox;
 class LatencyAdvisor;
 class LogModel;
+struct LoadedModel;
 class ModelBar;
 class PerfDock;
 class ProfilerDock;
