@@ -34,6 +34,8 @@ QVariant ChatModel::data(const QModelIndex& index, int role) const {
       return r->generation ? QString::fromStdString(r->generation->finish_reason) : QString();
     case kRatingRole:
       return static_cast<int>(r->rating);
+    case kErrorRole:
+      return r->generation ? QString::fromStdString(r->generation->error) : QString();
     default:
       return {};
   }
@@ -49,7 +51,8 @@ QHash<int, QByteArray> ChatModel::roleNames() const {
           {kStreamingRole, "streaming"},
           {kInterruptedRole, "interrupted"},
           {kFinishReasonRole, "finishReason"},
-          {kRatingRole, "rating"}};
+          {kRatingRole, "rating"},
+          {kErrorRole, "error"}};
 }
 
 void ChatModel::setPath(ConversationPath path) {

@@ -25,6 +25,7 @@ class ChatModel : public QAbstractListModel {
     kInterruptedRole,   // bool: the app died while this answer streamed
     kFinishReasonRole,  // the generation's: "stop", "length", "cancelled", "error"; "" when none
     kRatingRole,        // int: store::Rating (1 up, -1 down, 0 none)
+    kErrorRole,         // finish reason "error": why the answer failed part-way (the record's); "" otherwise
   };
 
   explicit ChatModel(QObject* parent = nullptr);

@@ -102,6 +102,7 @@ void ChatView::updateRow(int row) {
   v.finish_reason = i.data(ChatModel::kFinishReasonRole).toString();
   v.last = row == model_->rowCount() - 1;
   v.rating = i.data(ChatModel::kRatingRole).toInt();
+  v.error = i.data(ChatModel::kErrorRole).toString();
   w->setMessage(v);
 }
 

@@ -30,6 +30,9 @@ struct LoadedModel {
   // A remote OpenAI-compatible endpoint's base URL ("http://host:port/v1")
   // when the model runs there (path is then empty, device the same URL); "" : local.
   QString endpoint;
+  // Continue (an answer cut at the token limit) works: a local model, or a
+  // remote endpoint that honours continue_final_message (hearth-server).
+  bool continues = true;
 };
 
 // One answer to produce. `tag` is the caller's handle (the assistant message id).

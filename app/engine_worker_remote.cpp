@@ -1,8 +1,8 @@
 // EngineWorker's remote side: a remote OpenAI-compatible endpoint behind the
 // Engine interface (conversation/remote), held where a local engine would be.
 // Chat, records and history then work unchanged; what only a local model has
-// (continuing an answer through its tokenizer, profiling) is refused with
-// a message naming why.
+// (profiling; continuing an answer, unless the server is hearth-server) is
+// refused with a message naming why.
 
 #include "app/engine_worker.h"
 
@@ -39,6 +39,7 @@ void EngineWorker::connectRemote(const QString& url, const QString& api_key, con
   model_.device_name = QString::fromStdString(run.device_name);
   model_.chat_format = QString::fromStdString(run.chat_format);
   model_.endpoint = model_.device;
+  model_.continues = remote::continues_answers(*engine_);
   log::get("app")->info("using remote model {} at {}", engine_->model_info().name, run.device);
   emit modelLoaded(model_);
 #else

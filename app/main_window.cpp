@@ -66,11 +66,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent) : QMai
   connectParts();
   applySettings(options);
   setGenerating(false);
-  if (options.load_model) {
-    const QString model = initialModel(options);
-    model_bar_->selectPath(model);
-    loadModel(model);
-  }
+  if (options.load_model) startModel(options);
 }
 
 MainWindow::~MainWindow() {
@@ -171,6 +167,11 @@ void MainWindow::connectParts() {
   connect(chat_view_, &ChatView::siblingRequested, c, &ChatController::switchSibling);
   connect(chat_view_, &ChatView::editRequested, c, &ChatController::editMessage);
   connect(chat_view_, &ChatView::continueRequested, this, [this](qint64 id) {
+    if (const auto& m = engine_->model(); m && !m->continues) {
+      return banner_->showError(tr("%1 cannot continue an answer: only a server that honours continue_final_message "
+                                   "(hearth-server) can. Regenerate asks it for a new answer.")
+                                    .arg(m->endpoint));
+    }
     if (!continue_answer(*controller_, *prompted_, id)) banner_->showError(tr("Wait for the current answer first."));
   });
   connect(c, &ChatController::errorOccurred, prompted_.get(), &PromptedBackend::disarm);
@@ -213,7 +214,7 @@ void MainWindow::connectParts() {
     const auto& m = engine_->model();
     if (m && m->endpoint.isEmpty()) loadModel(m->path);  // the new device takes effect now
   });
-  connect(model_bar_, &ModelBar::remoteRequested, this, [this] { ask_for_remote_endpoint(this, *engine_); });
+  connect(model_bar_, &ModelBar::remoteRequested, this, &MainWindow::askForRemoteEndpoint);
   auto* serve = new ServeToggle(*engine_, model_bar_);  // "Serve this model" and its URL, at the bar's end
   model_bar_->layout()->addWidget(serve);
   connect(serve, &ServeToggle::failed, banner_, [this](const QString& message) { banner_->showError(message); });
@@ -222,10 +223,7 @@ void MainWindow::connectParts() {
     model_bar_->setLoaded(m);
     controller_->recountContext();  // an answer without a record is counted by the model's tokenizer
     if (auto* counter = findChild<TokenCounter*>()) counter->recount();
-    if (m.endpoint.isEmpty() && settings_.values.last_model != m.path.toStdString()) {
-      settings_.values.last_model = m.path.toStdString();
-      saveSettings();
-    }
+    rememberBackend(m);
     // "Model — Hearth": the platform appends the application's display name only when the title lacks it.
     setWindowTitle(QStringLiteral("%1 \u2014 Hearth").arg(m.name));
     if (failed_load_.isEmpty()) banner_->clearError();  // an older load error is no longer true
@@ -235,6 +233,7 @@ void MainWindow::connectParts() {
   connect(e, &EngineBridge::loadFailed, this, [this](const QString& path, const QString& message) {
     // The worker logged it (the log dock has it); the loaded model, if any, stays.
     failed_load_ = path;
+    if (fallBackToLocal(path, message)) return;
     model_bar_->forgetPath(path);
     if (const auto& kept = engine_->model()) {
       model_bar_->setLoaded(*kept);

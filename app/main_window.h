@@ -39,6 +39,7 @@ class PromptedBackend;
 class InputBox;
 class LatencyAdvisor;
 class LogModel;
+struct LoadedModel;
 class ModelBar;
 class PerfDock;
 class ProfilerDock;
@@ -92,13 +93,21 @@ class MainWindow : public QMainWindow {
   void sendInput();
   void setGenerating(bool generating);
   void connectGeneration();
-  void connectReview();  // prompt history, rerun/compare, ratings, variables form (main_window_review.cpp)
-  void connectProfiler();                                      // main_window_profiler.cpp
-  void connectAdvice();                                        // main_window_profiler.cpp
+  void connectReview();    // prompt history, rerun/compare, ratings, variables form (main_window_review.cpp)
+  void connectProfiler();  // main_window_profiler.cpp
+  void connectAdvice();    // main_window_profiler.cpp
   void applySuggestion(const advice::Suggestion& suggestion);  // a latency suggestion the user accepted
   GenerationSettings generationDefaults() const;
   void applyGeneration(const GenerationSettings& g);  // the open conversation's: in the panel and in use
   QString initialModel(const MainWindowOptions& options) const;
+  // The remote endpoint (main_window_remote.cpp): at start the one last used,
+  // if the app was on it, else the local model; remembered when used.
+  void startModel(const MainWindowOptions& options);
+  void askForRemoteEndpoint();
+  void rememberBackend(const LoadedModel& model);  // settings: the endpoint in use, or none
+  // A failed connection to the endpoint tried at start: the banner says so and
+  // the local model loads instead. False for any other failure.
+  bool fallBackToLocal(const QString& url, const QString& message);
 
   AppSettings settings_;
   std::unique_ptr<StorageService> storage_;  // destroyed last: finishes queued writes
@@ -132,7 +141,9 @@ class MainWindow : public QMainWindow {
   QActionGroup* theme_group_ = nullptr;
   Theme theme_ = Theme::kSystem;
   qint64 restore_conversation_ = 0;  // opened once the store is ready
-  QString failed_load_;  // the load that just failed: a modelLoaded() after it is the kept model, not a success
+  QString failed_load_;     // the load that just failed: a modelLoaded() after it is the kept model, not a success
+  QString startup_remote_;  // the endpoint tried at start, until it answers or fails
+  bool remote_fallback_ = false;  // the local model loading in its place: the endpoint stays the one to reconnect to
 };
 
 }  // namespace hearth::app

@@ -33,6 +33,8 @@ MessageWidget::MessageWidget(QWidget* parent) : QFrame(parent) {
   stats_ = new QLabel(this);
   stats_->setObjectName(QStringLiteral("statsLabel"));
   stats_->setProperty("muted", true);
+  stats_->setWordWrap(true);  // a failure's message (a URL and its cause) may be long
+  stats_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   stats_->hide();
   layout->addWidget(stats_);
 }
@@ -100,13 +102,22 @@ void MessageWidget::setMessage(const MessageView& view) {
   continue_->setVisible(!view.streaming && view.last && view.finish_reason == QLatin1String("length"));
   if (text_changed && !editor_) setBody(view.text.isEmpty() && view.streaming ? QStringLiteral("\u2026") : view.text);
   QString stats = view.stats;
-  if (view.interrupted) stats = tr("interrupted (the app closed while this answer was written)");
+  if (view.interrupted) stats = interruptedLine(view);
   stats_->setText(stats);
+  stats_->setToolTip(view.interrupted ? view.error : QString());
   stats_->setVisible(!stats.isEmpty());
   if (restyle) {
     style()->unpolish(this);
     style()->polish(this);
   }
+}
+
+// Why an interrupted answer stopped: the failure its record names (an engine
+// error, a remote stream cut, a server's error), else the app closing on it.
+QString MessageWidget::interruptedLine(const MessageView& view) {
+  if (!view.error.isEmpty()) return tr("interrupted: %1").arg(view.error);
+  if (view.finish_reason == QLatin1String("error")) return tr("interrupted: the answer failed part-way");
+  return tr("interrupted (the app closed while this answer was written)");
 }
 
 // Streaming appends to the text: only the new characters go through the

@@ -32,6 +32,7 @@ struct MessageView {
   QString finish_reason;  // "length": cut at the token limit (Continue is offered on the last answer)
   bool last = false;      // the conversation's newest message
   int rating = 0;         // answers: store::Rating (1 up, -1 down, 0 none)
+  QString error;          // an answer that failed part-way (finish_reason "error"): why, as recorded
 };
 
 class MessageWidget : public QFrame {
@@ -57,6 +58,7 @@ class MessageWidget : public QFrame {
 
  private:
   void buildHeader();
+  static QString interruptedLine(const MessageView& view);
   void setBody(const QString& markdown);
   void showBlock(std::size_t index, const MarkdownBlock& block);
   void beginEdit();

@@ -34,8 +34,16 @@ RemoteEndpointDialog::RemoteEndpointDialog(QWidget* parent, const QString& url, 
   key_ = new QLineEdit(this);
   key_->setObjectName(QStringLiteral("remoteKey"));
   key_->setEchoMode(QLineEdit::Password);
-  key_->setPlaceholderText(tr("none"));
+  const bool from_environment = !environment_api_key().isEmpty();
+  key_->setPlaceholderText(from_environment ? tr("from $HEARTH_API_KEY") : tr("none"));
   form->addRow(tr("API key"), key_);
+  auto* key_note = new QLabel(tr("The key is never saved: Hearth asks for it again after a restart, or uses "
+                                 "$HEARTH_API_KEY when it is set. The URL and model are remembered."),
+                              this);
+  key_note->setObjectName(QStringLiteral("remoteKeyNote"));
+  key_note->setWordWrap(true);
+  key_note->setProperty("muted", true);
+  form->addRow(QString(), key_note);
   model_ = new QComboBox(this);
   model_->setObjectName(QStringLiteral("remoteModel"));
   model_->setEditable(true);
@@ -67,7 +75,12 @@ QString RemoteEndpointDialog::url() const {
 }
 
 QString RemoteEndpointDialog::apiKey() const {
-  return key_->text().trimmed();
+  const QString typed = key_->text().trimmed();
+  return typed.isEmpty() ? environment_api_key() : typed;
+}
+
+QString environment_api_key() {
+  return qEnvironmentVariable("HEARTH_API_KEY").trimmed();
 }
 
 QString RemoteEndpointDialog::model() const {
@@ -108,8 +121,9 @@ void RemoteEndpointDialog::showListed(const Listed& listed) {
   emit modelsListed(listed.ids);
 }
 
-void ask_for_remote_endpoint(QWidget* parent, EngineBridge& bridge) {
-  QString url, model;
+void ask_for_remote_endpoint(QWidget* parent, EngineBridge& bridge, const QString& last_url,
+                             const QString& last_model) {
+  QString url = last_url, model = last_model;
   if (const auto& m = bridge.model(); m && !m->endpoint.isEmpty()) {
     url = m->endpoint;
     model = m->name;

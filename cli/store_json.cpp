@@ -50,6 +50,7 @@ json generation_fields(const store::GenerationRecord& g) {
           {"itl_p99_ms", g.itl_p99_ms},
           {"peak_memory_bytes", g.peak_memory_bytes},
           {"finish_reason", g.finish_reason},
+          {"error", g.error},
           {"started", iso_time(g.started_ms)},
           {"finished", iso_time(g.finished_ms)}};
 }

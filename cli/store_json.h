@@ -21,7 +21,8 @@ nlohmann::json metrics_json(const store::VersionMetrics& metrics);
 // "system_text", "variables", "model", "model_path", "model_sha256", "quantization", "kv_precision",
 // "device", "sampling" {...}, "max_tokens", "stop", "prompt_tokens", "cached_tokens",
 // "generated_tokens", "ttft_ms", "prefill_tps", "decode_tps", "itl_p50_ms", "itl_p95_ms", "itl_p99_ms",
-// "peak_memory_bytes", "finish_reason", "started", "finished". Looks the version's prompt up in `store`.
+// "peak_memory_bytes", "finish_reason", "error" (finish_reason "error": why; else ""), "started", "finished".
+// Looks the version's prompt up in `store`.
 nlohmann::json generation_json(store::Store& store, const store::GenerationRecord& generation);
 // One history row: "message_id", "conversation_id", "conversation_title", "time", "created_ms", "text",
 // "answer_message_id", "rating", and the generation's fields flattened in (null when unanswered).

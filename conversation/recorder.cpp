@@ -102,6 +102,7 @@ store::GenerationRecord AnswerRecorder::record(const AnswerEnd& end, store::Time
   g.itl_p99_ms = u.itl_p99_ms;
   g.peak_memory_bytes = peak_memory_bytes;
   g.finish_reason = to_string(end.reason);
+  if (end.reason == FinishReason::kError) g.error = end.error;
   g.started_ms = started_ms_;
   g.finished_ms = finished_ms;
   return g;

@@ -37,7 +37,7 @@ std::string model_sha256(const std::string& path);
 struct AnswerEnd {
   FinishReason reason = FinishReason::kStop;
   Usage usage{};
-  std::string error;  // reason kError: the engine's message
+  std::string error;  // reason kError: the engine's message (recorded as the generation's error)
 };
 
 class AnswerRecorder {

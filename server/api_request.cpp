@@ -74,6 +74,41 @@ ApiResult<bool> parse_messages(const Fields& f, const ParseLimits& limits, Reque
   return true;
 }
 
+// vLLM's continuation fields: `continue_final_message: true` with
+// `add_generation_prompt: false` makes the last message (an assistant's
+// partial answer) the start of the answer, continued from: it becomes the
+// engine's continue_text, after the generation prompt. Without
+// continue_final_message the generation prompt is always added, so `false`
+// alone is refused rather than ignored.
+ApiResult<bool> parse_continuation(const Fields& f, Request& out) {
+  HEARTH_API_ASSIGN(std::optional<bool> continue_final, f.boolean("continue_final_message"));
+  HEARTH_API_ASSIGN(std::optional<bool> generation_prompt, f.boolean("add_generation_prompt"));
+  if (!continue_final.value_or(false)) {
+    if (!generation_prompt.value_or(true)) {
+      return unsupported("add_generation_prompt", "'add_generation_prompt': false without 'continue_final_message'");
+    }
+    return true;
+  }
+  if (generation_prompt.value_or(false)) {
+    return bad_request("add_generation_prompt",
+                       "'continue_final_message' and 'add_generation_prompt' cannot both be true");
+  }
+  if (out.messages.back().role != "assistant") {
+    return bad_request("messages",
+                       "with 'continue_final_message' the last of 'messages' must be the assistant's "
+                       "partial answer (it is the " +
+                           out.messages.back().role + "'s)");
+  }
+  out.continue_text = std::move(out.messages.back().content);
+  out.messages.pop_back();
+  if (out.messages.empty()) {
+    return bad_request("messages",
+                       "with 'continue_final_message', 'messages' needs a message before the "
+                       "assistant's partial answer");
+  }
+  return true;
+}
+
 // Token ids of a prompt given as an array of integers.
 ApiResult<std::vector<std::int32_t>> token_ids(const Fields& f, const Json& array, const std::string& path) {
   std::vector<std::int32_t> ids;
@@ -227,6 +262,7 @@ ApiResult<ApiRequest> parse_request(Endpoint endpoint, std::string_view body, co
   out.model = model->get<std::string>();
   if (endpoint == Endpoint::kChatCompletions) {
     HEARTH_API_TRY(parse_messages(f, limits, out.engine));
+    HEARTH_API_TRY(parse_continuation(f, out.engine));
   } else {
     HEARTH_API_TRY(parse_prompt(f, out.engine));
   }

@@ -40,7 +40,9 @@ struct ApiRequest {
 
 // Parses and validates a request body. Sampling defaults follow OpenAI's
 // (temperature 1, top_p 1, no top-k / min-p); top_k, min_p and
-// repetition_penalty are accepted as extensions (vLLM's names).
+// repetition_penalty are accepted as extensions (vLLM's names), and so are
+// vLLM's continue_final_message with add_generation_prompt false (the last,
+// assistant message is continued: engine.continue_text).
 ApiResult<ApiRequest> parse_request(Endpoint endpoint, std::string_view body, const ParseLimits& limits);
 
 }  // namespace hearth::server

@@ -10,7 +10,8 @@
 //    "max_tokens": 1024, "system_prompt": "",
 //    "theme": "system", "panel_layout": "<base64>", "window_geometry": "<base64>",
 //    "check_overflow": false,
-//    "latency_target": {"metric": "itl_p99", "target_ms": 0}}
+//    "latency_target": {"metric": "itl_p99", "target_ms": 0},
+//    "remote_endpoint": {"base_url": "", "model": "", "in_use": false}}
 // Unknown top-level keys (a newer Hearth's) are kept and written back, so
 // opening the file with an older version and saving loses nothing.
 #pragma once
@@ -60,6 +61,13 @@ struct Settings {
   // ms; 0: no target, no advice.
   std::string latency_metric = "itl_p99";
   double latency_target_ms = 0;
+  // The remote OpenAI-compatible endpoint the app last used (README, "Remote
+  // endpoints"): its base URL ("http://host:port/v1"; "" : none yet) and model
+  // id ("" : its only one), never its API key. remote_in_use: the app was on
+  // it when last saved, so it reconnects there at start.
+  std::string remote_url{};
+  std::string remote_model{};
+  bool remote_in_use = false;
   // Top-level keys this version does not know, as JSON text, written back on save.
   std::map<std::string, std::string> unknown_keys{};
 };

@@ -23,9 +23,10 @@ const std::array<std::function<void(json&)>, kSettingsVersion> kMigrations = {
     [](json&) {},
 };
 
-const std::set<std::string> kKnownKeys = {
-    "version",    "models_dir",    "last_model", "device",       "context_length",  "kv_precision",   "sampling",
-    "max_tokens", "system_prompt", "theme",      "panel_layout", "window_geometry", "check_overflow", "latency_target"};
+const std::set<std::string> kKnownKeys = {"version",        "models_dir",     "last_model",     "device",
+                                          "context_length", "kv_precision",   "sampling",       "max_tokens",
+                                          "system_prompt",  "theme",          "panel_layout",   "window_geometry",
+                                          "check_overflow", "latency_target", "remote_endpoint"};
 
 // Reads doc[key] into out when present with the right type; else a warning.
 class Reader {
@@ -119,6 +120,19 @@ void read_latency_target(const json& doc, Settings& s, std::vector<std::string>&
   r.number("target_ms", s.latency_target_ms);
 }
 
+void read_remote_endpoint(const json& doc, Settings& s, std::vector<std::string>& w) {
+  const auto it = doc.find("remote_endpoint");
+  if (it == doc.end()) return;
+  if (!it->is_object()) {
+    w.push_back("remote_endpoint is not an object; using the defaults");
+    return;
+  }
+  Reader r(*it, "remote_endpoint.", w);
+  r.string("base_url", s.remote_url);
+  r.string("model", s.remote_model);
+  r.boolean("in_use", s.remote_in_use);
+}
+
 // Brings `doc` to kSettingsVersion; a newer document is read as it is.
 void migrate(json& doc, std::vector<std::string>& w) {
   std::int64_t version = 0;
@@ -179,6 +193,7 @@ LoadedSettings from_json_text(std::string_view text) {
   r.string("window_geometry", s.window_geometry);
   r.boolean("check_overflow", s.check_overflow);
   read_latency_target(doc, s, out.warnings);
+  read_remote_endpoint(doc, s, out.warnings);
   for (const auto& [key, value] : doc.items()) {
     if (kKnownKeys.count(key) == 0) s.unknown_keys[key] = value.dump();
   }
@@ -215,6 +230,7 @@ std::string to_json_text(const Settings& s) {
   doc["window_geometry"] = s.window_geometry;
   doc["check_overflow"] = s.check_overflow;
   doc["latency_target"] = {{"metric", s.latency_metric}, {"target_ms", s.latency_target_ms}};
+  doc["remote_endpoint"] = {{"base_url", s.remote_url}, {"model", s.remote_model}, {"in_use", s.remote_in_use}};
   return doc.dump(2) + "\n";
 }
 

@@ -77,6 +77,12 @@ std::vector<std::string> validate(Settings& s) {
   if (!(s.latency_target_ms >= 0 && s.latency_target_ms <= 3.6e6)) {
     reset(s.latency_target_ms, d.latency_target_ms, "latency_target.target_ms", w);
   }
+  // Only an http(s) URL is kept (the endpoint parser has the final word when the app connects);
+  // without one there is nothing to reconnect to.
+  if (!s.remote_url.empty() && s.remote_url.rfind("http://", 0) != 0 && s.remote_url.rfind("https://", 0) != 0) {
+    reset(s.remote_url, d.remote_url, "remote_endpoint.base_url (not an http:// or https:// URL)", w);
+  }
+  if (s.remote_url.empty()) s.remote_in_use = false;
   return w;
 }
 

@@ -124,6 +124,7 @@ json generation_to_json(const GenerationRecord& g) {
               {"itl_p99_ms", g.itl_p99_ms},
               {"peak_memory_bytes", g.peak_memory_bytes},
               {"finish_reason", g.finish_reason},
+              {"error", g.error},
               {"started_ms", g.started_ms},
               {"finished_ms", g.finished_ms}};
 }
@@ -200,6 +201,7 @@ GenerationRecord generation_from_json(const json& j, const std::string& path) {
   g.itl_p99_ms = get_real(j, "itl_p99_ms", path);
   g.peak_memory_bytes = get_int(j, "peak_memory_bytes", path);
   g.finish_reason = get_string(j, "finish_reason", path);
+  g.error = get_optional_string(j, "error", path).value_or("");  // files written before schema 5 have none
   g.started_ms = get_int(j, "started_ms", path);
   g.finished_ms = get_int(j, "finished_ms", path);
   return g;

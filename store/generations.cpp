@@ -11,13 +11,15 @@ namespace hearth::store {
 
 namespace {
 
-constexpr std::array<std::string_view, 35> kGenerationColumnNames{
+constexpr std::array<std::string_view, 36> kGenerationColumnNames{
     "message_id", "prompt_version_id", "model_path", "model_sha256", "quantization", "kv_precision", "device",
     "temperature", "top_k", "top_p", "min_p", "repeat_penalty", "frequency_penalty", "presence_penalty",
     "penalty_last_n", "seed", "prompt_tokens", "cached_tokens", "generated_tokens", "ttft_ms", "prefill_tok_s",
     "decode_tok_s", "itl_p50_ms", "itl_p95_ms", "peak_memory_bytes", "finish_reason", "started_ms", "finished_ms",
     // schema 2
-    "system_text", "variables_json", "prompt_label", "itl_p99_ms", "max_tokens", "stop_json", "model_name"};
+    "system_text", "variables_json", "prompt_label", "itl_p99_ms", "max_tokens", "stop_json", "model_name",
+    // schema 5
+    "error"};
 constexpr int kGenerationColumnCount = static_cast<int>(kGenerationColumnNames.size());
 
 void bind_sampling(sql::Statement& s, const SamplingRecord& p) {
@@ -88,6 +90,7 @@ GenerationRecord read_generation(const sql::Statement& s, int c) {
   g.max_tokens = s.int64(c + 32);
   g.stop = strings_from_json(s.text(c + 33));
   g.model_name = s.text(c + 34);
+  g.error = s.text(c + 35);
   return g;
 }
 
@@ -119,6 +122,7 @@ StoreResult<Id> insert_generation(sql::Db& db, const GenerationRecord& g) {
   s.bind(30, std::string_view(variables_to_json(g.variables))).bind(31, std::string_view(g.prompt_label));
   s.bind(32, g.itl_p99_ms).bind(33, g.max_tokens).bind(34, std::string_view(strings_to_json(g.stop)));
   s.bind(35, std::string_view(g.model_name.empty() ? model_name_of(g.model_path) : g.model_name));
+  s.bind(36, std::string_view(g.error));
   STORE_TRY(s.run());
   return db.last_insert_rowid();
 }

@@ -176,6 +176,9 @@ struct GenerationRecord {
   std::int64_t max_tokens = 0;      // the request's limit; 0: none recorded
   std::vector<std::string> stop{};  // the request's stop strings
   std::string model_name{};         // shown in history; empty: the model file's name, .gguf dropped
+  // Schema 5: finish_reason "error": what failed, as the engine or the remote
+  // endpoint said it ("the stream from URL was cut before ..."); "" otherwise.
+  std::string error{};
 };
 
 // One conversation found by search, with the best-ranked matching text.

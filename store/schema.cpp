@@ -252,11 +252,16 @@ CREATE TABLE conversation_settings (
 );
 )sql";
 
+// Version 5 (issue 18): why an answer failed part-way (finish_reason
+// 'error'): the engine's or the remote endpoint's message, naming the
+// endpoint and the cause. '' for every other answer and for older rows.
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE generations ADD COLUMN error TEXT NOT NULL DEFAULT '';
+)sql";
+
 constexpr std::array kMigrations{
-    Migration{1, kSchemaV1},
-    Migration{2, kSchemaV2},
-    Migration{3, kSchemaV3},
-    Migration{4, kSchemaV4},
+    Migration{1, kSchemaV1}, Migration{2, kSchemaV2}, Migration{3, kSchemaV3},
+    Migration{4, kSchemaV4}, Migration{5, kSchemaV5},
 };
 
 }  // namespace

@@ -125,6 +125,8 @@ StreamEnd ChatStreamReader::end(const std::string& transport_error, const std::s
       e.message = "malformed data from " + where + ": " + e.message;
       return failed(std::move(e));
     }
+    // The whole text arrives now, as one piece (before the finish the caller sends next).
+    if (!whole->text.empty()) on_text_(whole->text);
     end.reason = whole->finish;
     end.usage = whole->usage;
     return end;

@@ -45,7 +45,8 @@ class ChatStreamReader {
   bool receive(std::string_view bytes);
 
   // After the transfer: `transport_error` is the HTTP client's failure ("" when
-  // the body ended normally); `where` names the endpoint in messages.
+  // the body ended normally); `where` names the endpoint in messages. A whole
+  // (non-streamed) answer's text goes to on_text here, in one piece.
   StreamEnd end(const std::string& transport_error, const std::string& where) const;
 
   int status() const { return status_; }

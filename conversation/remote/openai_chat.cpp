@@ -125,6 +125,8 @@ Result<std::string> chat_request_body(const std::string& model, const Request& r
   }
   Json messages = Json::array();
   for (const ChatTurn& t : request.messages) messages.push_back({{"role", t.role}, {"content", t.content}});
+  const bool continued = !request.continue_text.empty();
+  if (continued) messages.push_back({{"role", "assistant"}, {"content", request.continue_text}});
   const SamplingParams& s = request.sampling;
   Json body = {
       {"model", model},
@@ -145,6 +147,10 @@ Result<std::string> chat_request_body(const std::string& model, const Request& r
   }
   if (!request.stop_strings.empty()) body["stop"] = request.stop_strings;
   if (stream) body["stream_options"] = {{"include_usage", true}};
+  if (continued) {
+    body["continue_final_message"] = true;
+    body["add_generation_prompt"] = false;
+  }
   return body.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -200,19 +206,27 @@ std::string error_body_message(std::string_view body) {
   return printable(body);
 }
 
-Result<std::vector<std::string>> read_model_list(std::string_view body) {
+Result<std::vector<ModelEntry>> read_model_entries(std::string_view body) {
   HEARTH_ASSIGN_OR_RETURN(const Json doc, parse(body, "the model list"));
   const Json* data = member(doc, "data");
   if (!data || !data->is_array()) return malformed("the model list has no \"data\" array");
-  std::vector<std::string> ids;
+  std::vector<ModelEntry> entries;
   for (std::size_t i = 0; i < data->size(); ++i) {
     const Json& m = (*data)[i];
     const Json* id = m.is_object() ? member(m, "id") : nullptr;
     if (!id || !id->is_string() || id->get<std::string>().empty()) {
       return malformed("the model list's data[" + std::to_string(i) + "] has no \"id\" string");
     }
-    ids.push_back(id->get<std::string>());
+    const Json* owner = member(m, "owned_by");
+    entries.push_back({id->get<std::string>(), owner && owner->is_string() ? owner->get<std::string>() : ""});
   }
+  return entries;
+}
+
+Result<std::vector<std::string>> read_model_list(std::string_view body) {
+  HEARTH_ASSIGN_OR_RETURN(const std::vector<ModelEntry> entries, read_model_entries(body));
+  std::vector<std::string> ids;
+  for (const ModelEntry& e : entries) ids.push_back(e.id);
   return ids;
 }
 

@@ -25,7 +25,11 @@ inline constexpr int kMaxJsonDepth = 32;
 // OpenAI's own sampling parameters (temperature, top_p, seed,
 // presence_penalty, frequency_penalty) are always sent; top_k, min_p and
 // repetition_penalty (also spelled repeat_penalty, as llama.cpp's server
-// reads it), which OpenAI's own API refuses, only when they are on.
+// reads it), which OpenAI's own API refuses, only when they are on. A
+// continued answer (request.continue_text) is sent as vLLM spells it: the
+// partial answer as a last assistant message, with continue_final_message
+// true and add_generation_prompt false; only a server that honours those
+// may be sent one (RemoteOptions::continues_answers).
 Result<std::string> chat_request_body(const std::string& model, const Request& request, bool stream);
 
 // The usage a server reported ("usage" of the last chunk or of the answer).
@@ -58,7 +62,14 @@ Result<WholeAnswer> read_whole_answer(std::string_view body);
 // body's start as printable text; "" for an empty body.
 std::string error_body_message(std::string_view body);
 
-// The model ids of GET /models ({"data": [{"id": ...}, ...]}), in its order.
+// One model of GET /models: its id and "owned_by" ("" when absent).
+struct ModelEntry {
+  std::string id;
+  std::string owned_by;  // hearth-server says "hearth"
+};
+// The models of GET /models ({"data": [{"id": ..., "owned_by": ...}, ...]}), in its order.
+Result<std::vector<ModelEntry>> read_model_entries(std::string_view body);
+// Their ids only.
 Result<std::vector<std::string>> read_model_list(std::string_view body);
 
 // `text` made safe to show in one line: control bytes replaced, cut to `max` bytes

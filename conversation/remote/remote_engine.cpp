@@ -138,6 +138,8 @@ class RemoteEngine final : public Engine {
     return s;
   }
 
+  bool continues() const { return options_.continues_answers; }
+
   const ModelHyperParams& model_info() const override { return info_; }
   const ModelRunInfo& run_info() const override { return run_; }
   std::int32_t context_length() const override { return 0; }  // the server's own; not reported by OpenAI's API
@@ -184,7 +186,12 @@ class RemoteEngine final : public Engine {
     FinishEvent finish;
     finish.id = call.id;
     const std::string where = options_.endpoint.base_url;
-    auto body = chat_request_body(options_.model, request, /*stream=*/true);
+    auto body = request.continue_text.empty() || options_.continues_answers
+                    ? chat_request_body(options_.model, request, /*stream=*/true)
+                    : Result<std::string>(make_error(
+                          ErrorCode::kUnsupported,
+                          where + " cannot continue an answer: only a server that honours continue_final_message "
+                                  "(hearth-server) can, and this one does not say it does"));
     if (!body) {
       finish.reason = FinishReason::kError;
       finish.error = std::move(body).error();
@@ -247,7 +254,7 @@ class RemoteEngine final : public Engine {
 
 }  // namespace
 
-Result<std::vector<std::string>> list_models(const Endpoint& endpoint, int timeout_ms) {
+Result<std::vector<ModelEntry>> list_model_entries(const Endpoint& endpoint, int timeout_ms) {
   httplib::Client client(endpoint.origin);
   configure(client, endpoint, timeout_ms, timeout_ms);
   const std::string where = endpoint.base_url;
@@ -274,13 +281,25 @@ Result<std::vector<std::string>> list_models(const Endpoint& endpoint, int timeo
   if (result.error() != httplib::Error::Success) {
     return make_error(ErrorCode::kIo, "the model list from " + where + " was cut: " + transport_text(result.error()));
   }
-  auto ids = read_model_list(body);
-  if (!ids) {
-    Error e = std::move(ids).error();
+  auto entries = read_model_entries(body);
+  if (!entries) {
+    Error e = std::move(entries).error();
     e.message = "malformed data from " + where + ": " + e.message;
     return e;
   }
+  return entries;
+}
+
+Result<std::vector<std::string>> list_models(const Endpoint& endpoint, int timeout_ms) {
+  HEARTH_ASSIGN_OR_RETURN(const std::vector<ModelEntry> entries, list_model_entries(endpoint, timeout_ms));
+  std::vector<std::string> ids;
+  for (const ModelEntry& e : entries) ids.push_back(e.id);
   return ids;
+}
+
+bool continues_answers(const Engine& engine) {
+  const auto* remote = dynamic_cast<const RemoteEngine*>(&engine);
+  return remote == nullptr || remote->continues();
 }
 
 std::unique_ptr<Engine> make_remote_engine(RemoteOptions options) {
@@ -288,8 +307,10 @@ std::unique_ptr<Engine> make_remote_engine(RemoteOptions options) {
 }
 
 Result<std::unique_ptr<Engine>> connect_remote(RemoteOptions options) {
-  HEARTH_ASSIGN_OR_RETURN(const std::vector<std::string> ids,
-                          list_models(options.endpoint, options.connect_timeout_ms));
+  HEARTH_ASSIGN_OR_RETURN(const std::vector<ModelEntry> entries,
+                          list_model_entries(options.endpoint, options.connect_timeout_ms));
+  std::vector<std::string> ids;
+  for (const ModelEntry& e : entries) ids.push_back(e.id);
   const std::string where = options.endpoint.base_url;
   std::string listed;
   for (const auto& id : ids) listed += (listed.empty() ? "" : ", ") + id;
@@ -304,6 +325,9 @@ Result<std::unique_ptr<Engine>> connect_remote(RemoteOptions options) {
     return make_error(ErrorCode::kNotFound, where + " does not serve a model '" + printable(options.model) +
                                                 "' (it serves: " + printable(listed, 400) + ")");
   }
+  const auto chosen =
+      std::find_if(entries.begin(), entries.end(), [&](const ModelEntry& e) { return e.id == options.model; });
+  options.continues_answers = chosen->owned_by == "hearth";  // hearth-server reads continue_final_message
   return make_remote_engine(std::move(options));
 }
 

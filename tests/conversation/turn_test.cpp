@@ -354,6 +354,56 @@ TEST_F(Turn, RerunIsASiblingWithTheSamePromptAndSampling) {
   EXPECT_FALSE(begin_rerun(*store_, 12345, again).ok());
 }
 
+// An engine that writes a few words, then fails as a cut remote stream does.
+class FailingEngine final : public Engine {
+ public:
+  explicit FailingEngine(Engine& inner) : inner_(inner) {}
+  RequestId submit(Request, std::shared_ptr<Sink> sink) override {
+    sink->on_text(TextEvent{1, "Half an", {}, Clock::now()});
+    FinishEvent f;
+    f.id = 1;
+    f.reason = FinishReason::kError;
+    f.error = make_error(ErrorCode::kIo, "the stream from http://gpu:8000/v1 was cut before the answer finished");
+    sink->on_finish(f);
+    return 1;
+  }
+  std::vector<RequestId> submit_all(std::vector<Submission>) override { return {}; }
+  void cancel(RequestId) override {}
+  EngineStats stats() const override { return {}; }
+  const ModelHyperParams& model_info() const override { return inner_.model_info(); }
+  const ModelRunInfo& run_info() const override { return inner_.run_info(); }
+  std::int32_t context_length() const override { return inner_.context_length(); }
+  Result<std::vector<std::int32_t>> tokenize(std::string_view t, bool a, bool p) const override {
+    return inner_.tokenize(t, a, p);
+  }
+  Result<std::string> render_chat(const std::vector<ChatTurn>& m, bool g) const override {
+    return inner_.render_chat(m, g);
+  }
+  Result<std::string> detokenize(const std::vector<std::int32_t>& ids) const override { return inner_.detokenize(ids); }
+
+ private:
+  Engine& inner_;
+};
+
+// An answer that fails part-way keeps its text, marked interrupted, and its
+// record says why (schema 5); an answer that ends normally records no error.
+TEST_F(Turn, AFailedAnswerRecordsTheErrorWithTheText) {
+  FailingEngine engine(*opened_->engine);
+  auto r = run_turn(*store_, engine, send(0, "Tell me", greedy()), model_, {});
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->reason, FinishReason::kError);
+  const store::Message m = *store_->get_message(r->turn.answer_id);
+  EXPECT_EQ(m.content, "Half an");
+  EXPECT_EQ(m.state, store::MessageState::kInterrupted);
+  const store::GenerationRecord g = stored_generation(r->turn.answer_id);
+  EXPECT_EQ(g.finish_reason, "error");
+  EXPECT_NE(g.error.find("the stream from http://gpu:8000/v1 was cut"), std::string::npos) << g.error;
+  EXPECT_EQ(r->generation.error, g.error);
+
+  const TurnResult fine = run(send(0, "Hi", greedy()));
+  EXPECT_EQ(stored_generation(fine.turn.answer_id).error, "");
+}
+
 // The front end's plain system prompt (the app's Generation panel): first in
 // the request and recorded as system_text when no version applies; a pinned
 // version wins over it; a re-run keeps it.

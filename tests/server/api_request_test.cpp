@@ -165,6 +165,13 @@ TEST(ApiRequest, HostileAndMalformedBodiesAre400NamingTheField) {
       {kChat, chat(R"("tools": [{"type": "function"}])"), "tools", "unsupported_parameter"},
       {kChat, chat(R"("response_format": {"type": "json_object"})"), "response_format", "unsupported_parameter"},
       {kChat, chat(R"("logit_bias": {"1": 5})"), "logit_bias", "unsupported_parameter"},
+      {kChat, chat(R"("add_generation_prompt": false)"), "add_generation_prompt", "unsupported_parameter"},
+      {kChat, chat(R"("continue_final_message": "yes")"), "continue_final_message", "invalid_type"},
+      {kChat, chat(R"("continue_final_message": true)"), "messages", "invalid_value"},  // the last is the user's
+      {kChat, chat(R"("continue_final_message": true, "add_generation_prompt": true)"), "add_generation_prompt",
+       "invalid_value"},
+      {kChat, R"({"model": "m", "messages": [{"role": "assistant", "content": "x"}], "continue_final_message": true})",
+       "messages", "invalid_value"},
       {kText, R"({"model": "m"})", "prompt", "missing_required_parameter"},
       {kText, text(R"("prompt": 5)"), "prompt", "invalid_type"},
       {kText, text(R"("prompt": "")"), "prompt", "invalid_value"},
@@ -192,6 +199,22 @@ TEST(ApiRequest, HostileAndMalformedBodiesAre400NamingTheField) {
       EXPECT_NE(r.error().message.find(c.param), std::string::npos) << r.error().message;
     }
   }
+}
+
+// vLLM's continuation fields: the last, assistant message becomes the text the
+// answer goes on from (the engine's continue_text), not a turn of its own.
+TEST(ApiRequest, ContinueFinalMessageContinuesTheAssistantsPartialAnswer) {
+  const ApiRequest r = parse_ok(kChat, R"({"model": "m", "messages": [{"role": "user", "content": "Count"},
+      {"role": "assistant", "content": "One, two,"}], "continue_final_message": true,
+      "add_generation_prompt": false})");
+  ASSERT_EQ(r.engine.messages.size(), 1u);
+  EXPECT_EQ(r.engine.messages[0].content, "Count");
+  EXPECT_EQ(r.engine.continue_text, "One, two,");
+  // Without the flag an assistant message last is a turn of the conversation, as before.
+  const ApiRequest plain = parse_ok(kChat, R"({"model": "m", "messages": [{"role": "user", "content": "Count"},
+      {"role": "assistant", "content": "One"}], "continue_final_message": false, "add_generation_prompt": true})");
+  EXPECT_EQ(plain.engine.messages.size(), 2u);
+  EXPECT_TRUE(plain.engine.continue_text.empty());
 }
 
 TEST(ApiRequest, MessageCountAndDepthLimitsAreTheServers) {

@@ -136,6 +136,36 @@ TEST(Settings, DebugAndLatencyTargetKeys) {
   EXPECT_EQ(from_json_text(R"({"latency_target": 5})").warnings.size(), 1u);
 }
 
+// The app's last remote endpoint: URL and model kept (never a key), bad values replaced.
+TEST(Settings, RemoteEndpointKeys) {
+  Settings s;
+  s.remote_url = "http://gpu:8000/v1";
+  s.remote_model = "Qwen/Qwen2.5-72B";
+  s.remote_in_use = true;
+  const std::string text = to_json_text(s);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["remote_endpoint"]["base_url"], "http://gpu:8000/v1");
+  EXPECT_EQ(doc["remote_endpoint"]["model"], "Qwen/Qwen2.5-72B");
+  EXPECT_EQ(doc["remote_endpoint"]["in_use"], true);
+  EXPECT_EQ(doc["remote_endpoint"].size(), 3u);  // nothing else: no API key
+  const LoadedSettings back = from_json_text(text);
+  EXPECT_TRUE(back.warnings.empty()) << back.warnings.front();
+  EXPECT_EQ(back.settings.remote_url, s.remote_url);
+  EXPECT_EQ(back.settings.remote_model, s.remote_model);
+  EXPECT_TRUE(back.settings.remote_in_use);
+  EXPECT_TRUE(back.settings.unknown_keys.empty());
+  EXPECT_FALSE(Settings{}.remote_in_use);
+  EXPECT_TRUE(Settings{}.remote_url.empty());
+
+  const LoadedSettings bad =
+      from_json_text(R"({"remote_endpoint": {"base_url": "ftp://x/v1", "model": 3, "in_use": true}})");
+  EXPECT_TRUE(mentions(bad.warnings, "remote_endpoint.base_url")) << bad.warnings.size();
+  EXPECT_TRUE(mentions(bad.warnings, "remote_endpoint.model"));
+  EXPECT_EQ(bad.settings.remote_url, "");
+  EXPECT_FALSE(bad.settings.remote_in_use);  // nowhere to reconnect to
+  EXPECT_EQ(from_json_text(R"({"remote_endpoint": "http://x"})").warnings.size(), 1u);
+}
+
 TEST(Settings, MaxTokensOutOfRangeIsReplaced) {
   const LoadedSettings l = from_json_text(R"({"version": 1, "max_tokens": 0, "system_prompt": 7})");
   EXPECT_EQ(l.settings.max_tokens, Settings{}.max_tokens);

@@ -134,6 +134,36 @@ std::vector<Fixture> fixtures() {
                  EXPECT_EQ((*rows)[1].text, "second");
                  EXPECT_EQ((*rows)[2].text, "third");  // no answer: last
                }});
+  // Version 4: a conversation with its own settings and an answer that failed
+  // part-way (interrupted, finish_reason 'error'); from version 5 on a record
+  // keeps the failure's message, which this older one never had.
+  f.push_back({[](sql::Db& db) {
+                 ASSERT_TRUE(db.exec(R"sql(
+      INSERT INTO conversations (id, title, created_ms, updated_ms) VALUES (1, 'Cut', 10, 12);
+      INSERT INTO messages (id, conversation_id, parent_id, role, content, state, created_ms, updated_ms) VALUES
+        (1, 1, NULL, 'user', 'tell me', 'complete', 11, 11), (2, 1, 1, 'assistant', 'Hel', 'interrupted', 12, 12);
+      UPDATE conversations SET current_leaf_id = 2;
+      INSERT INTO conversation_settings (conversation_id, temperature, top_k, top_p, min_p, repeat_penalty,
+        frequency_penalty, presence_penalty, penalty_last_n, seed, max_tokens, system_prompt, updated_ms)
+        VALUES (1, 0.5, 20, 0.9, 0, 1, 0, 0, 64, 3, 128, 'Be kind.', 11);
+      INSERT INTO generations (message_id, model_path, model_sha256, quantization, kv_precision, device, temperature,
+        top_k, top_p, min_p, repeat_penalty, frequency_penalty, presence_penalty, penalty_last_n, seed, prompt_tokens,
+        cached_tokens, generated_tokens, ttft_ms, prefill_tok_s, decode_tok_s, itl_p50_ms, itl_p95_ms,
+        peak_memory_bytes, finish_reason, started_ms, finished_ms, model_name) VALUES
+        (2, '', '', '', '', 'http://gpu:8000/v1', 0.5, 20, 0.9, 0, 1, 0, 0, 64, 3, 5, 0, 1, 40, 0, 9, 0, 0, 0,
+         'error', 11, 12, 'remote');
+    )sql")
+                                 .ok());
+               },
+               [](Store& s) {
+                 auto g = s.get_generation(2);
+                 ASSERT_TRUE(g.ok() && g->has_value());
+                 EXPECT_EQ((*g)->finish_reason, "error");
+                 EXPECT_EQ((*g)->error, "");  // not known for rows written before schema 5
+                 EXPECT_EQ((*g)->device, "http://gpu:8000/v1");
+                 EXPECT_EQ(s.get_message(2)->state, MessageState::kInterrupted);
+                 EXPECT_EQ((*s.conversation_settings(1))->system_prompt, "Be kind.");
+               }});
   return f;
 }
 

@@ -107,6 +107,7 @@ void expect_same(const GenerationRecord& a, const GenerationRecord& b) {
   EXPECT_EQ(a.finish_reason, b.finish_reason);
   EXPECT_EQ(a.started_ms, b.started_ms);
   EXPECT_EQ(a.finished_ms, b.finished_ms);
+  EXPECT_EQ(a.error, b.error);
 }
 
 TEST(StoreGenerations, RecordRoundTripsEveryField) {
@@ -145,6 +146,51 @@ TEST(StoreGenerations, RecordRoundTripsEveryField) {
   g.sampling.seed = 7;
   ASSERT_TRUE(store->record_generation(g).ok());
   expect_same(**store->get_generation(a2), g);
+}
+
+// Schema 5: an answer that failed part-way keeps why, through the history,
+// an export and an import; an export written before schema 5 (no "error")
+// imports with none.
+TEST(StoreGenerations, AFailedAnswerKeepsItsError) {
+  TempDir dir;
+  auto store = testing::open_store(testing::options_for(dir.file("hearth.db")));
+  ASSERT_NE(store, nullptr);
+  const Id c = *store->create_conversation("cut");
+  const Id u = *store->add_message({c, std::nullopt, Role::kUser, "tell me"});
+  const Id a = *store->begin_answer(c, u);
+  ASSERT_STORE_OK(store->append_streaming(a, "Hello"));
+  GenerationRecord g = sample_record();
+  g.device = "http://gpu:8000/v1";
+  g.finish_reason = "error";
+  g.error = "the stream from http://gpu:8000/v1 was cut before the answer finished: \u00e9 \"quoted\"";
+  ASSERT_STORE_OK(store->finish_message(a, {.tail = " from", .state = MessageState::kInterrupted, .generation = g}));
+  EXPECT_EQ(store->get_message(a)->state, MessageState::kInterrupted);
+  EXPECT_EQ(store->get_generation(a)->value().error, g.error);
+  auto rows = store->history({});
+  ASSERT_TRUE(rows.ok() && rows->size() == 1u);
+  ASSERT_TRUE(rows->front().generation.has_value());
+  EXPECT_EQ(rows->front().generation->error, g.error);
+
+  const std::string text = *store->export_json({});
+  ASSERT_NE(text.find("\"error\""), std::string::npos);
+  auto copy = testing::open_store(testing::options_for(dir.file("copy.db")));
+  ASSERT_NE(copy, nullptr);
+  ASSERT_TRUE(copy->import_json(text).ok());
+  EXPECT_EQ(copy->get_generation(a)->value().error, g.error);
+
+  std::string old = text;  // pretty-printed: the field is one line of its own, and not the object's last
+  const std::string field = "\"error\": ";
+  const auto at = old.find(field);
+  const auto line = old.rfind('\n', at), line_end = old.find('\n', at);
+  ASSERT_TRUE(at != std::string::npos && line != std::string::npos && line_end != std::string::npos);
+  old.erase(line, line_end - line);
+  ASSERT_EQ(old.find(field), std::string::npos) << old;
+  auto older = testing::open_store(testing::options_for(dir.file("older.db")));
+  ASSERT_NE(older, nullptr);
+  auto imported = older->import_json(old);
+  ASSERT_TRUE(imported.ok()) << imported.error().describe();
+  EXPECT_EQ(older->get_generation(a)->value().error, "");
+  EXPECT_EQ(older->get_generation(a)->value().finish_reason, "error");
 }
 
 TEST(StoreGenerations, FailedFinishChangesNothing) {

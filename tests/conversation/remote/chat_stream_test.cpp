@@ -156,6 +156,7 @@ TEST(ChatStream, WholeJsonAnswer) {
       R"({"choices":[{"message":{"role":"assistant","content":"Hi there"},"finish_reason":"length"}],)"
       R"("usage":{"prompt_tokens":5,"completion_tokens":2}})";
   const Read r = read(200, "application/json; charset=utf-8", body);
+  EXPECT_EQ(r.text, "Hi there");  // the answer's text reaches the caller like a stream's
   EXPECT_EQ(r.end.reason, FinishReason::kLength);
   EXPECT_FALSE(r.end.error);
   EXPECT_EQ(r.end.usage->completion_tokens, 2);
@@ -192,6 +193,14 @@ TEST(ChatRequest, BodyCarriesMessagesSamplingAndStops) {
   Request tokens;
   tokens.prompt_tokens = {1, 2};
   EXPECT_FALSE(chat_request_body("m", tokens, true));
+  EXPECT_FALSE(j.contains("continue_final_message"));  // a new answer: the server adds its generation prompt
+  // A continued answer: the partial text as the last, assistant message, flagged as vLLM spells it.
+  req.continue_text = "Once upon";
+  const auto c = nlohmann::json::parse(*chat_request_body("m", req, true));
+  ASSERT_EQ(c["messages"].size(), 3u);
+  EXPECT_EQ(c["messages"][2], (nlohmann::json{{"role", "assistant"}, {"content", "Once upon"}}));
+  EXPECT_EQ(c["continue_final_message"], true);
+  EXPECT_EQ(c["add_generation_prompt"], false);
 }
 
 TEST(ModelList, ReadsIdsAndRefusesJunk) {
@@ -201,6 +210,12 @@ TEST(ModelList, ReadsIdsAndRefusesJunk) {
   EXPECT_FALSE(read_model_list(R"({"data":[{"name":"a"}]})"));
   EXPECT_FALSE(read_model_list(R"({"models":[]})"));
   EXPECT_FALSE(read_model_list("<html>"));
+  auto entries = read_model_entries(R"({"data":[{"id":"a"},{"id":"b","owned_by":"hearth"},{"id":"c","owned_by":7}]})");
+  ASSERT_TRUE(entries);
+  ASSERT_EQ(entries->size(), 3u);
+  EXPECT_EQ((*entries)[0].owned_by, "");
+  EXPECT_EQ((*entries)[1].owned_by, "hearth");
+  EXPECT_EQ((*entries)[2].owned_by, "");  // not a string: no owner
 }
 
 TEST(Endpoint, NormalisesAndRefuses) {

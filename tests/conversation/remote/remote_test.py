@@ -4,11 +4,12 @@
 this test starts on loopback:
 
   --fake                       a hostile fake endpoint (fake_endpoint.py): a stream cut
-                               mid-way, malformed data, a 2 MiB line, 429, 401 on chat,
-                               an unreachable port, a choice between two models
+                               mid-way (its error recorded), malformed data, a 2 MiB line,
+                               429, 401 on chat, an unreachable port, a choice between two
+                               models, rerun --endpoint (sibling answers on two endpoints)
   --hearth-server BIN NAME     hearth-server on the default model: a conversation stored
                                like a local one (the same greedy text as the local engine),
-                               a prompt version, a wrong key (401)
+                               continue_final_message, a prompt version, a wrong key (401)
   --llama-cpp NAME             llama.cpp's server (python -m llama_cpp.server): a
                                conversation of two turns stored with the endpoint;
                                exit 77 (skipped) when llama-cpp-python[server] is absent
@@ -48,6 +49,10 @@ class Cli:
         if key:
             cmd += ["--api-key", key]
         return cli_checks.run(cmd, timeout=180)
+
+    def rerun(self, message_id, url, *args):
+        return cli_checks.run([self.cli, "rerun", str(message_id), "--endpoint", url, "--database", self.db, "--json",
+                               *args], timeout=180)
 
     def send_local(self, model, *args):
         return cli_checks.run([self.cli, "send", model, "--database", self.db, "--device", "cpu", "--threads", "2",
@@ -115,6 +120,28 @@ def test_fake(c):
         check(isinstance(sent.get("seed"), int) and (sent["seed"] & (2**64 - 1)) == g.get("sampling", {}).get("seed"),
               f"the recorded seed is the one sent: {sent.get('seed')} / {g.get('sampling')}")
 
+        check(g.get("error") == "", f"a finished answer records no error: {g.get('error')!r}")
+
+        # rerun MESSAGE_ID --endpoint: a sibling answer, recorded with the endpoint that gave it.
+        user_id, first_id = ok.get("user_message_id"), ok.get("assistant_message_id")
+        again = ok_json(c.rerun(user_id, fake.url("ok")), "rerun --endpoint")
+        ag = again.get("generation", {})
+        check(again.get("user_message_id") == user_id and again.get("assistant_message_id") not in (None, first_id),
+              f"rerun answers the same message with a new one: {again}")
+        check(ag.get("device") == fake.url("ok") and ag.get("model") == "fake", f"rerun's record names the endpoint: {ag}")
+        check(ag.get("sampling", {}).get("seed") == g.get("sampling", {}).get("seed"), "rerun repeats the seed")
+        check((again.get("previous") or {}).get("assistant_message_id") == first_id, f"previous: {again.get('previous')}")
+        check(fake.bodies("ok")[-1].get("messages") == [{"role": "user", "content": "Hi"}],
+              f"rerun sends the context up to the message: {fake.bodies('ok')[-1]}")
+        other = ok_json(c.rerun(user_id, fake.url("multi"), "--remote-model", "a"), "rerun on another endpoint")
+        changed = other.get("comparison", {}).get("changed", {})
+        check(changed.get("device", {}).get("after") == fake.url("multi") and
+              changed.get("model", {}).get("after") == "a", f"the comparison names the other endpoint: {changed}")
+        answers = [m for m in messages_of(c.export(ok.get("conversation_id"))) if m.get("role") == "assistant"]
+        check([m.get("id") for m in answers] ==
+              [first_id, again.get("assistant_message_id"), other.get("assistant_message_id")] and
+              all(m.get("parent_id") == user_id for m in answers), f"three sibling answers stored: {answers}")
+
         n = len(c.conversations())
         p = c.send(fake.url("cut"), "--new", "--message", "Tell me")
         expect_error(p, "was cut before the answer finished", "a stream cut mid-way")
@@ -123,6 +150,12 @@ def test_fake(c):
         check(a.get("state") == "interrupted", f"and marked interrupted: {a.get('state')!r}")
         check((a.get("generation") or {}).get("finish_reason") == "error", f"finish_reason error: {a}")
         check((a.get("generation") or {}).get("device") == fake.url("cut"), "the cut answer names its endpoint")
+        # The record keeps why, naming the endpoint: in the export and in history --json.
+        why = (a.get("generation") or {}).get("error") or ""
+        check("was cut before the answer finished" in why and fake.url("cut") in why, f"the error is stored: {why!r}")
+        latest = ok_json(c.store("history", "--limit", "1"), "history after the cut").get("entries", [{}])[0]
+        check(latest.get("text") == "Tell me" and latest.get("error") == why,
+              f"history --json shows the error: {latest.get('error')!r}")
 
         n = len(c.conversations())
         p = c.send(fake.url("malformed"), "--new", "--message", "Hi")
@@ -191,6 +224,24 @@ def test_hearth_server(c, binary, model):
         local = ok_json(c.send_local(model, "--new", "--message", question, *greedy), "local turn")
         check(local.get("text") == first.get("text"),
               f"remote and local greedy answers agree: {first.get('text')!r} vs {local.get('text')!r}")
+        # Continue (vLLM's continue_final_message, which hearth-server honours): the first 8 greedy tokens,
+        # continued by 8 more, are the 16-token answer.
+        body = {"model": server.model, "messages": [{"role": "user", "content": question}], "temperature": 0,
+                "max_tokens": 8}
+        status, head = server.request("/v1/chat/completions", body)
+        check(status == 200, f"an 8-token answer: {status} {head}")
+        if status == 200:
+            part = head["choices"][0]["message"]["content"]
+            more = dict(body, messages=body["messages"] + [{"role": "assistant", "content": part}],
+                        continue_final_message=True, add_generation_prompt=False)
+            status, tail = server.request("/v1/chat/completions", more)
+            check(status == 200, f"a continued answer: {status} {tail}")
+            if status == 200:
+                rest = tail["choices"][0]["message"]["content"]
+                check(part + rest == first.get("text"),
+                      f"continued greedy text is the whole answer: {part!r} + {rest!r} vs {first.get('text')!r}")
+                check(tail["usage"]["prompt_tokens"] > head["usage"]["prompt_tokens"],
+                      f"the partial answer is in the prompt: {tail['usage']} vs {head['usage']}")
         cid = first.get("conversation_id")
         second = ok_json(c.send(base, "--conversation", str(cid), "--message", "And of Italy?", *greedy, key=key),
                          "hearth-server turn 2")
