@@ -21,7 +21,7 @@ default model (and, with --model, others: Gemma 3 270M).
       tool convention: non-overlapping windows of CTX tokens, scoring the
       second half of each; no BOS inserted, or with --bos-windows each window's
       first token replaced by BOS as llama.cpp's tool does for models that want
-      it: Gemma) must agree within --limit (default 1%; Gemma 3: 0.5%). Hearth runs with its default (refined) activations.
+      it: Gemma) must agree within --limit (default 1%; see tests/peer/CMakeLists.txt for Gemma 3's measured gap). Hearth runs with its default (refined) activations.
 
 Why NEAR_TIE = 0.5 logits: SmolLM2's hidden states carry massive outlier
 channels, and both engines round activations to 8-bit blocks before the
