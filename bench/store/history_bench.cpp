@@ -271,7 +271,7 @@ int run(const Options& o) {
              {.model = "gemma-3-270m", .limit = 100, .sort = hearth::store::HistorySort::kTtft}, o.reps);
   time_query(store, "sorted by TTFT, one finish reason",
              {.finish_reason = "length", .limit = 100, .sort = hearth::store::HistorySort::kTtft}, o.reps);
-  time_query(store, "sorted by TTFT, a model with no answers (the whole index walked)",
+  time_query(store, "sorted by TTFT, a model with no answers",
              {.model = "no-such-model", .limit = 100, .sort = hearth::store::HistorySort::kTtft}, o.reps);
   time_query(store, "sorted by prompt version (no index)",
              {.limit = 100, .sort = hearth::store::HistorySort::kPromptVersion}, o.reps);
