@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 
+#include "app/rating_marks.h"
 #include "app/storage_service.h"
 
 namespace hearth::app {
@@ -142,8 +143,8 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
     case kPromptVersion:
       return e->prompt_version > 0 ? QStringLiteral("%1@%2").arg(qs(e->prompt_name)).arg(e->prompt_version) : QString();
     case kRating:
-      return e->rating == store::Rating::kUp     ? QStringLiteral("\U0001F44D")
-             : e->rating == store::Rating::kDown ? QStringLiteral("\U0001F44E")
+      return e->rating == store::Rating::kUp     ? rated_up_mark()
+             : e->rating == store::Rating::kDown ? rated_down_mark()
                                                  : QString();
     default:
       break;

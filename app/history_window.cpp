@@ -16,6 +16,7 @@
 #include "app/compare_view.h"
 #include "app/experiment_window.h"
 #include "app/history_model.h"
+#include "app/rating_marks.h"
 #include "app/rerun_dialog.h"
 #include "app/storage_service.h"
 
@@ -138,8 +139,8 @@ void HistoryWindow::buildFilters() {
   rating_ = new QComboBox(this);
   rating_->setObjectName(QStringLiteral("historyRating"));
   rating_->addItem(tr("any"), 99);
-  rating_->addItem(tr("\U0001F44D up"), static_cast<int>(store::Rating::kUp));
-  rating_->addItem(tr("\U0001F44E down"), static_cast<int>(store::Rating::kDown));
+  rating_->addItem(rated_up_mark() + tr(" up"), static_cast<int>(store::Rating::kUp));
+  rating_->addItem(rated_down_mark() + tr(" down"), static_cast<int>(store::Rating::kDown));
   rating_->addItem(tr("not rated"), static_cast<int>(store::Rating::kNone));
   since_ = date_edit("historySince", this);
   until_ = date_edit("historyUntil", this);

@@ -17,6 +17,7 @@
 #include <algorithm>
 
 #include "app/block_view.h"
+#include "app/rating_marks.h"
 
 namespace hearth::app {
 
@@ -58,8 +59,8 @@ void MessageWidget::buildHeader() {
   copy_ = flat_button(tr("Copy"), QStringLiteral("copyButton"), tr("Copy the message text"), this);
   continue_ = flat_button(tr("Continue"), QStringLiteral("continueButton"),
                           tr("Go on from where the token limit cut this answer (a new version of it)"), this);
-  rate_up_ = flat_button(QStringLiteral("\U0001F44D"), QStringLiteral("rateUp"), tr("A good answer"), this);
-  rate_down_ = flat_button(QStringLiteral("\U0001F44E"), QStringLiteral("rateDown"), tr("A bad answer"), this);
+  rate_up_ = flat_button(rated_up_mark(), QStringLiteral("rateUp"), tr("A good answer"), this);
+  rate_down_ = flat_button(rated_down_mark(), QStringLiteral("rateDown"), tr("A bad answer"), this);
   for (QToolButton* b : {rate_up_, rate_down_}) b->setCheckable(true);
   for (QWidget* w : {static_cast<QWidget*>(prev_), static_cast<QWidget*>(branch_), static_cast<QWidget*>(next_),
                      static_cast<QWidget*>(edit_), static_cast<QWidget*>(continue_), static_cast<QWidget*>(rate_up_),

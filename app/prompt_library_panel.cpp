@@ -13,6 +13,7 @@
 
 #include "app/chat_controller.h"
 #include "app/prompt_diff_view.h"
+#include "app/rating_marks.h"
 #include "app/storage_service.h"
 
 namespace hearth::app {
@@ -336,14 +337,15 @@ void PromptLibraryPanel::showMetrics(qint64 version_id) {
           for (const auto& [reason, n] : m.finish_reasons) {
             finish << QStringLiteral("%1 %2").arg(QString::fromStdString(reason)).arg(n);
           }
-          metrics_->setText(tr("%n answer(s) · median TTFT %1 ms · %2 tok/s · %3 tokens · %4 · 👍 %5 "
-                               "👎 %6",
-                               nullptr, static_cast<int>(m.answers))
+          metrics_->setText(tr("%n answer(s) · median TTFT %1 ms · %2 tok/s · %3 tokens · %4 · %5 %6 %7 %8", nullptr,
+                               static_cast<int>(m.answers))
                                 .arg(m.median_ttft_ms, 0, 'f', 1)
                                 .arg(m.median_decode_tok_s, 0, 'f', 1)
                                 .arg(m.median_generated_tokens, 0, 'f', 0)
                                 .arg(finish.join(QStringLiteral(", ")))
+                                .arg(rated_up_mark())
                                 .arg(m.rated_up)
+                                .arg(rated_down_mark())
                                 .arg(m.rated_down));
         }
         emit metricsShown(version_id);

@@ -38,6 +38,7 @@
 #include "app/message_widget.h"
 #include "app/prompt_diff_view.h"
 #include "app/prompt_library_panel.h"
+#include "app/rating_marks.h"
 #include "app/rerun_dialog.h"
 #include "app/storage_service.h"
 #include "app/variables_form.h"
@@ -150,7 +151,7 @@ class PromptReviewTest : public QObject {
     panel_->selectVersion(2);
     auto* metrics = panel_->findChild<QLabel*>(QStringLiteral("versionMetrics"));
     QTRY_VERIFY(metrics->text().contains(QStringLiteral("1 answer")));
-    QVERIFY(metrics->text().contains(QStringLiteral("\U0001F44D 1")));
+    QVERIFY(metrics->text().contains(rated_up_mark() + QStringLiteral(" 1")));
     QVERIFY(metrics->text().contains(QStringLiteral("30.0 ms")));
 
     // Two more prompts with version 3 (through its label) for the history and the experiment.

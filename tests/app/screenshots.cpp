@@ -173,9 +173,11 @@ int main(int argc, char** argv) {
   window.setTheme(Theme::kLight);
   ok = prompt_library(window, out) && ok;
   ok = history_and_compare(window, out) && ok;
+  window.resize(1400, 880);  // the heat map's columns and the breakdown need the room
+  settle(300);
   window.profilerDock()->show();  // profiles while it is open
   window.profilerDock()->raise();
-  window.resizeDocks({window.profilerDock()}, {560}, Qt::Horizontal);
+  window.resizeDocks({window.profilerDock()}, {620}, Qt::Horizontal);
   ok = answer(c, QStringLiteral("Name three planets.")) && ok;
   settle(1500);
   ok = save(window, out, "profiler.png") && ok;
