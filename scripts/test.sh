@@ -6,7 +6,7 @@
 # and TSan (scripts/sanitize.sh), then a bounded fuzzing run.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-"$HEARTH_ROOT/scripts/setup.sh"
+"$HEARTH_ROOT/scripts/setup.sh" apt python model test-models build
 cd "$HEARTH_ROOT"
 say "Auditing the set-up: is everything the build used installed by it?"
 .venv/bin/python scripts/install-audit.py --build "build/${HEARTH_PRESET:-dev}" || die "the install audit failed: a package or module the build or the tests use is missing from the set-up's lists"
