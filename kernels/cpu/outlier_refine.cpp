@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cmath>
 #include <cstring>
 
 #include "kernels/cpu/fp16.h"
@@ -21,6 +22,18 @@ float block_scale(GgmlType act, const uint8_t* block) {
   uint16_t h = 0;
   std::memcpy(&h, block, sizeof(h));
   return fp16_to_f32(h);
+}
+
+// max|x| > crest x RMS(x) over one block: the block's small values lose most of their bits.
+bool peaked(const float* x, int64_t n, float crest) {
+  float amax = 0.0f;
+  double sum_sq = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    amax = std::max(amax, std::fabs(x[i]));
+    sum_sq += static_cast<double>(x[i]) * x[i];
+  }
+  const double mean_sq = sum_sq / static_cast<double>(n);
+  return static_cast<double>(amax) * amax > static_cast<double>(crest) * crest * mean_sq;
 }
 
 // Median of the first n values of v (reorders them).
@@ -63,9 +76,9 @@ void refine_row(const QuantOps& act, const float* x, const uint8_t* q, int64_t c
   const auto elems = static_cast<size_t>(act.block_elems);
   int32_t count = 0;
   for (int64_t b = 0; b < n_blocks; ++b) {
-    if (!(scales[b] > threshold)) continue;
-    const uint8_t* block = q + static_cast<size_t>(b) * act.block_bytes;
     const float* xb = x + b * act.block_elems;
+    if (!(scales[b] > threshold) && !peaked(xb, act.block_elems, kOutlierCrest)) continue;
+    const uint8_t* block = q + static_cast<size_t>(b) * act.block_bytes;
     act.dequant_row(block, dequant.data(), act.block_elems);
     for (size_t i = 0; i < elems; ++i) residual[i] = xb[i] - dequant[i];
     out.index[static_cast<size_t>(t * out.blocks_per_row + count)] = static_cast<int32_t>(b);

@@ -43,7 +43,18 @@ std::vector<float> block_scales(const float* x, int64_t cols, int64_t block) {
   return d;
 }
 
-TEST(OutlierRefine, RefinesExactlyTheBlocksAboveRatioTimesTheMedianScale) {
+// max|x| / RMS(x) of block b.
+float crest_of(const float* x, int64_t b, int64_t block) {
+  double m = 0.0, sq = 0.0;
+  for (int64_t i = 0; i < block; ++i) {
+    const double v = x[b * block + i];
+    m = std::max(m, std::fabs(v));
+    sq += v * v;
+  }
+  return static_cast<float>(m / std::sqrt(sq / static_cast<double>(block)));
+}
+
+TEST(OutlierRefine, RefinesExactlyTheBlocksAboveRatioTimesTheMedianScaleOrPeakedAgainstTheirRms) {
   std::mt19937 rng(41);
   for (GgmlType act_type : {GgmlType::kQ8_0, GgmlType::kQ8_1, GgmlType::kQ8_K}) {
     const QuantOps& act = *quant_ops(act_type);
@@ -63,7 +74,9 @@ TEST(OutlierRefine, RefinesExactlyTheBlocksAboveRatioTimesTheMedianScale) {
     for (int32_t b = 0; b < static_cast<int32_t>(d.size()); ++b) {
       // The stored scale is rounded (f16 for Q8_0/Q8_1): keep away from the edge.
       ASSERT_GT(std::fabs(d[static_cast<size_t>(b)] - threshold), 1e-2f * threshold) << act.name;
-      if (d[static_cast<size_t>(b)] > threshold) expect.push_back(b);
+      const float crest = crest_of(x.data(), b, act.block_elems);
+      ASSERT_GT(std::fabs(crest - kOutlierCrest), 1e-3f) << act.name << " block " << b;
+      if (d[static_cast<size_t>(b)] > threshold || crest > kOutlierCrest) expect.push_back(b);
     }
     ASSERT_FALSE(expect.empty());
     ASSERT_EQ(ob.count[0], static_cast<int32_t>(expect.size())) << act.name;
@@ -102,6 +115,48 @@ TEST(OutlierRefine, RowsWithoutOutliersAreLeftAlone) {
   EXPECT_EQ(ob.count[0], 0);
 }
 
+// Rows as Gemma 3's GeGLU output is: every 32 values hold one far above the
+// rest (40 sigma: a crest of about 5.6 over 32 or 256 values), so no block's
+// scale stands out against the row's median, yet each block's small values
+// lose most of their bits.
+std::vector<float> peaked_rows(std::mt19937& rng, int64_t n_tokens, int64_t cols) {
+  std::vector<float> x = test::random_floats(rng, n_tokens * cols);
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    for (int64_t b = 0; b < cols / 32; ++b)
+      x[static_cast<size_t>(t * cols + b * 32 + (7 * b + t) % 32)] = b % 2 ? 40.0f : -40.0f;
+  }
+  return x;
+}
+
+TEST(OutlierRefine, BlocksPeakedAgainstTheirOwnRmsAreRefinedThoughNoneStandsOut) {
+  std::mt19937 rng(44);
+  for (GgmlType act_type : {GgmlType::kQ8_0, GgmlType::kQ8_K}) {
+    const QuantOps& act = *quant_ops(act_type);
+    const int64_t cols = act.block_elems * 8;
+    const std::vector<float> x = peaked_rows(rng, 1, cols);
+    std::vector<uint8_t> q(row_bytes(act_type, cols));
+    act.quantize_row(x.data(), q.data(), cols);
+    // The median rule alone finds nothing: every block's scale is about the same.
+    const std::vector<float> d = block_scales(x.data(), cols, act.block_elems);
+    EXPECT_LT(*std::max_element(d.begin(), d.end()), 4.0f * *std::min_element(d.begin(), d.end()));
+    OutlierBlocks ob;
+    prepare_outlier_blocks(act, 1, cols, ob);
+    refine_row(act, x.data(), q.data(), cols, 4.0f, 0, ob);
+    EXPECT_EQ(ob.count[0], 8) << act.name << ": every block is peaked";
+    // A Gaussian row (crest about 2.5-3.3) and a sine (1.4) are left alone.
+    for (const bool gaussian : {true, false}) {
+      std::normal_distribution<float> normal(0.0f, 1.0f);
+      std::vector<float> smooth(static_cast<size_t>(cols));
+      for (int64_t i = 0; i < cols; ++i) {
+        smooth[static_cast<size_t>(i)] = gaussian ? normal(rng) : std::sin(0.37f * static_cast<float>(i));
+      }
+      act.quantize_row(smooth.data(), q.data(), cols);
+      refine_row(act, smooth.data(), q.data(), cols, 4.0f, 0, ob);
+      EXPECT_EQ(ob.count[0], 0) << act.name << (gaussian ? " gaussian" : " sine");
+    }
+  }
+}
+
 const GgmlType kQuantTypes[] = {GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,
                                 GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K};
 
@@ -119,6 +174,31 @@ TEST(OutlierRefine, MatmulIsMuchCloserToTheExactProductOnOutlierActivations) {
     // The outliers' own contribution is large and exact in both paths; what
     // 8-bit rounding loses is the rest. Compare against the product without
     // the outlier channels' share, so the error is measured on what matters.
+    std::vector<float> exact(static_cast<size_t>(rows * n_tokens));
+    matmul_reference(w.m, x.data(), n_tokens, exact.data());
+    MatmulScratch plain, refined;
+    plain.outlier_ratio = 0.0f;
+    std::vector<float> y_plain(exact.size()), y_refined(exact.size());
+    matmul(w.m, x.data(), n_tokens, y_plain.data(), &pool, plain);
+    matmul(w.m, x.data(), n_tokens, y_refined.data(), &pool, refined);
+    double err_plain = 0.0, err_refined = 0.0;
+    for (size_t i = 0; i < exact.size(); ++i) {
+      err_plain += std::pow(static_cast<double>(y_plain[i]) - exact[i], 2);
+      err_refined += std::pow(static_cast<double>(y_refined[i]) - exact[i], 2);
+    }
+    EXPECT_LT(err_refined, 0.05 * err_plain)
+        << quant_ops(type)->name << ": refined " << err_refined << " plain " << err_plain;
+  }
+}
+
+// The product on peaked rows: the crest rule's refinement takes most of the 8-bit error away.
+TEST(OutlierRefine, MatmulOnPeakedActivationsIsCloserToTheExactProduct) {
+  std::mt19937 rng(45);
+  ThreadPool pool(2);
+  for (GgmlType type : kQuantTypes) {
+    const int64_t rows = 48, cols = 8 * std::max<int64_t>(256, unit_of(type)), n_tokens = 3;
+    const test::RandomMatrix w = test::random_matrix(rng, type, rows, cols);
+    const std::vector<float> x = peaked_rows(rng, n_tokens, cols);
     std::vector<float> exact(static_cast<size_t>(rows * n_tokens));
     matmul_reference(w.m, x.data(), n_tokens, exact.data());
     MatmulScratch plain, refined;
