@@ -4,9 +4,11 @@
 // per token), workspace and their total against the device's free memory, a
 // verdict, and when it does not fit, the changes that would make it fit
 // (a shorter context, an fp8 KV cache on CUDA, a coarser weight format, the
-// CPU). Nothing is allocated.
+// CPU). Nothing is allocated. --explain also says what Hearth recommends for
+// this machine when nothing is chosen (models/recommend.h), and why.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "engine/gguf/gguf_file.h"
 #include "hearth/devices.h"
 #include "models/architecture.h"
+#include "models/recommend.h"
 #include "models/run_config.h"
 
 namespace hearth::cli {
@@ -40,69 +43,8 @@ std::string size_text(std::size_t bytes) {
   return text;
 }
 
-struct Suggestion {
-  std::string option;  // what to pass: "--ctx 2048", "--kv fp8", "--device cpu"
-  std::string why;
-  std::size_t total_bytes = 0;
-  std::size_t free_bytes = 0;
-};
-
 bool fits(const models::RunPlan& p, std::size_t free_bytes) {
   return p.total_bytes() <= free_bytes;
-}
-
-// The first change of each kind that makes the model fit: halving the context
-// (down to 512 tokens), an fp8 KV cache where the device runs one, the CPU.
-std::vector<Suggestion> suggest(const gguf::GgufFile& file, const models::RunConfig& config,
-                                const models::DevicePlan& dp) {
-  std::vector<Suggestion> out;
-  const bool cuda = dp.device != "cpu";
-  for (std::int32_t ctx = dp.plan.context_length / 2; ctx >= 512; ctx /= 2) {
-    models::RunConfig c = config;
-    c.context_length = ctx;
-    const Result<models::RunPlan> p = models::plan(file, c, dp.device);
-    if (p && fits(*p, dp.free_bytes)) {
-      out.push_back(
-          {"--ctx " + std::to_string(ctx), "a shorter context: a smaller KV cache", p->total_bytes(), dp.free_bytes});
-      break;
-    }
-  }
-  if (cuda && config.kv_precision != KvPrecision::kFp8E4M3) {
-    models::RunConfig c = config;
-    c.kv_precision = KvPrecision::kFp8E4M3;
-    const Result<models::RunPlan> p = models::plan(file, c, dp.device);
-    if (p && fits(*p, dp.free_bytes)) {
-      out.push_back({"--kv fp8", "an 8-bit KV cache: half the bytes per token", p->total_bytes(), dp.free_bytes});
-    }
-  }
-  if (!cuda && config.kv_precision == KvPrecision::kF16) {
-    models::RunConfig c = config;
-    c.kv_precision = KvPrecision::kQ8_0;
-    const Result<models::RunPlan> p = models::plan(file, c, dp.device);
-    if (p && fits(*p, dp.free_bytes)) {
-      out.push_back({"--kv q8_0", "an 8-bit KV cache: 34 bytes per 32 values", p->total_bytes(), dp.free_bytes});
-    }
-  }
-  // A coarser weight format (a load-time conversion): the finest that fits.
-  for (const char* quant : {"Q8_0", "Q5_0", "Q4_0"}) {
-    models::RunConfig c = config;
-    c.quant = quant;
-    const Result<models::RunPlan> p = models::plan(file, c, dp.device);
-    if (p && fits(*p, dp.free_bytes)) {
-      out.push_back({std::string("--quant ") + quant, "a coarser weight format, converted at load", p->total_bytes(),
-                     dp.free_bytes});
-      break;
-    }
-  }
-  if (cuda) {
-    const std::vector<DeviceInfo> devices = list_devices();
-    const Result<models::RunPlan> p = models::plan(file, config, "cpu");
-    if (p && !devices.empty() && fits(*p, devices.front().free_bytes)) {
-      out.push_back({"--device cpu", "the CPU: system memory instead of the GPU's", p->total_bytes(),
-                     devices.front().free_bytes});
-    }
-  }
-  return out;
 }
 
 // How the defaults were chosen, one line each (--explain).
@@ -128,12 +70,33 @@ std::vector<std::string> explain(const ModelHyperParams& hp, const models::RunCo
   return lines;
 }
 
-nlohmann::json suggestion_json(const Suggestion& s) {
+nlohmann::json suggestion_json(const models::FitSuggestion& s) {
   return {{"option", s.option}, {"why", s.why}, {"total_bytes", s.total_bytes}, {"free_bytes", s.free_bytes}};
 }
 
+nlohmann::json recommendation_json(const models::Recommendation& r) {
+  return {{"device", r.config.device},
+          {"device_name", r.device_name},
+          {"context_length", r.plan.context_length},
+          {"kv_precision", to_string(r.config.kv_precision)},
+          {"max_sequences", r.config.max_sequences},
+          {"max_batch_tokens", r.config.max_batch_tokens},
+          {"total_bytes", r.plan.total_bytes()},
+          {"free_bytes", r.free_bytes},
+          {"fits", r.fits},
+          {"decode_tokens_per_s", r.decode_tokens_per_s},
+          {"reasons", r.reasons}};
+}
+
+void print_recommendation(const models::Recommendation& r) {
+  std::printf("recommended for this machine: --device %s --ctx %d --kv %s (%d sequences, %d tokens per step)%s\n",
+              r.config.device.c_str(), r.plan.context_length, to_string(r.config.kv_precision), r.config.max_sequences,
+              r.config.max_batch_tokens, r.fits ? "" : ": does not fit");
+  for (const std::string& l : r.reasons) std::printf("  because: %s\n", l.c_str());
+}
+
 void print_table(const models::DevicePlan& dp, std::int32_t block_size, bool fit,
-                 const std::vector<Suggestion>& suggestions, const std::vector<std::string>& lines) {
+                 const std::vector<models::FitSuggestion>& suggestions, const std::vector<std::string>& lines) {
   const models::RunPlan& p = dp.plan;
   std::printf("model      %s (%s, %s)\n", dp.path.string().c_str(), p.weight_format.c_str(), p.architecture.c_str());
   std::printf("device     %s (%s)%s%s\n", dp.device.c_str(), dp.device_name.c_str(), dp.reason.empty() ? "" : ": ",
@@ -145,7 +108,7 @@ void print_table(const models::DevicePlan& dp, std::int32_t block_size, bool fit
   std::printf("workspace  %s\n", size_text(p.workspace_bytes).c_str());
   std::printf("total      %s of %s free: %s\n", size_text(p.total_bytes()).c_str(), size_text(dp.free_bytes).c_str(),
               fit ? "fits" : "does not fit");
-  for (const Suggestion& s : suggestions) {
+  for (const models::FitSuggestion& s : suggestions) {
     std::printf("  would fit with %s (%s): %s\n", s.option.c_str(), s.why.c_str(), size_text(s.total_bytes).c_str());
   }
   if (!fit && suggestions.empty()) std::printf("  no single change makes it fit\n");
@@ -158,10 +121,13 @@ void run_estimate(const EstimateOptions& opt) {
   const std::unique_ptr<gguf::GgufFile> file = unwrap(gguf::GgufFile::open(dp.path));
   const ModelHyperParams hp = unwrap(models::read_hparams(*file));
   const bool fit = fits(dp.plan, dp.free_bytes);
-  const std::vector<Suggestion> suggestions = fit ? std::vector<Suggestion>{} : suggest(*file, config, dp);
+  const std::vector<models::FitSuggestion> suggestions = models::suggest_fits(*file, config, dp);
   const std::vector<std::string> lines = opt.explain ? explain(hp, config, dp) : std::vector<std::string>{};
+  std::optional<models::Recommendation> recommended;
+  if (opt.explain) recommended = unwrap(models::recommend(*file, models::this_machine(true), config));
   if (!opt.json) {
     print_table(dp, config.kv_block_size, fit, suggestions, lines);
+    if (recommended) print_recommendation(*recommended);
     return;
   }
   const models::RunPlan& p = dp.plan;
@@ -182,8 +148,9 @@ void run_estimate(const EstimateOptions& opt) {
                       {"free_bytes", dp.free_bytes},
                       {"fits", fit},
                       {"suggestions", nlohmann::json::array()}};
-  for (const Suggestion& s : suggestions) j["suggestions"].push_back(suggestion_json(s));
+  for (const models::FitSuggestion& s : suggestions) j["suggestions"].push_back(suggestion_json(s));
   if (opt.explain) j["explain"] = lines;
+  if (recommended) j["recommended"] = recommendation_json(*recommended);
   std::cout << j.dump() << "\n";
 }
 

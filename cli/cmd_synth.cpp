@@ -14,7 +14,7 @@ struct SynthOptions {
   std::string quant = "Q4_0";
   std::string output;
   std::uint64_t seed = 1;
-  std::string arch = "llama";
+  std::string arch;  // "": the shape's own (llama, or qwen2 for qwen2-7b)
   std::int32_t boost_layer = -1;
   float boost = 1.0f;
   // Overrides of the named shape (0 = keep).
@@ -28,7 +28,7 @@ void run_synth(const SynthOptions& opt) {
   } else if (const auto* s = models::find_synthetic_shape(opt.shape)) {
     spec.shape = *s;
   } else {
-    fail("unknown shape '" + opt.shape + "' (known: smollm2-135m, llama-1b, llama-8b, custom)");
+    fail("unknown shape '" + opt.shape + "' (known: smollm2-135m, llama-1b, llama-8b, qwen2-7b, custom)");
   }
   auto override_with = [](std::uint32_t& field, std::uint32_t value) {
     if (value) field = value;
@@ -40,7 +40,7 @@ void run_synth(const SynthOptions& opt) {
   override_with(spec.shape.n_ff, opt.n_ff);
   override_with(spec.shape.n_vocab, opt.n_vocab);
   override_with(spec.shape.n_ctx, opt.n_ctx);
-  spec.shape.architecture = opt.arch;
+  if (!opt.arch.empty()) spec.shape.architecture = opt.arch;
   spec.quant = unwrap(models::parse_synthetic_quant(opt.quant));
   spec.seed = opt.seed;
   spec.boosted_layer = opt.boost_layer;
@@ -55,13 +55,14 @@ void run_synth(const SynthOptions& opt) {
 void add_synth_command(CLI::App& app) {
   auto opt = std::make_shared<SynthOptions>();
   CLI::App* cmd = app.add_subcommand("synth", "Write a synthetic llama-family model (random weights, real shapes)");
-  cmd->add_option("--shape", opt->shape, "smollm2-135m, llama-1b, llama-8b, or custom (give every size)")
+  cmd->add_option("--shape", opt->shape, "smollm2-135m, llama-1b, llama-8b, qwen2-7b, or custom (give every size)")
       ->capture_default_str();
   cmd->add_option("--quant", opt->quant, "F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q4_K Q5_K Q6_K Q4_K_M")
       ->capture_default_str();
   cmd->add_option("-o,--output", opt->output, "Output .gguf file")->required();
   cmd->add_option("--seed", opt->seed, "Random seed")->capture_default_str();
-  cmd->add_option("--arch", opt->arch, "llama, or qwen2 (NeoX RoPE, Q/K/V biases)")->capture_default_str();
+  cmd->add_option("--arch", opt->arch,
+                  "llama, or qwen2 (NeoX RoPE, Q/K/V biases); default: the shape's own (llama; qwen2 for qwen2-7b)");
   cmd->add_option("--embd", opt->n_embd, "Hidden width");
   cmd->add_option("--layers", opt->n_layer, "Layers");
   cmd->add_option("--heads", opt->n_head, "Attention heads");

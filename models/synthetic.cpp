@@ -215,6 +215,8 @@ const std::vector<SyntheticShape>& synthetic_shapes() {
       {"smollm2-135m", 576, 30, 9, 3, 1536, 49152, 8192, 100000.0f, 1e-5f, true},
       {"llama-1b", 2048, 16, 32, 8, 8192, 128256, 131072, 500000.0f, 1e-5f, true},
       {"llama-8b", 4096, 32, 32, 8, 14336, 128256, 8192, 500000.0f, 1e-5f, false},
+      // Qwen2-7B: 28 query heads over 4 KV heads of 128, QKV biases, NeoX RoPE.
+      {"qwen2-7b", 3584, 28, 28, 4, 18944, 152064, 32768, 1000000.0f, 1e-6f, false, "qwen2"},
   };
   return shapes;
 }

@@ -22,7 +22,7 @@
 namespace hearth::models {
 
 struct SyntheticShape {
-  std::string name;          // "smollm2-135m", "llama-1b", "llama-8b", or "custom"
+  std::string name;          // "smollm2-135m", "llama-1b", "llama-8b", "qwen2-7b", or "custom"
   std::uint32_t n_embd = 0;  // hidden width
   std::uint32_t n_layer = 0;
   std::uint32_t n_head = 0;

@@ -5,7 +5,7 @@
 // File format, version 1 (the "version" key; do not rename keys or enum
 // strings, add a migration step in settings_json.cpp instead):
 //   {"version": 1, "models_dir": "", "last_model": "", "device": "auto",
-//    "context_length": 4096, "kv_precision": "f16",
+//    "context_length": 4096, "kv_precision": "f16", "weight_format": "",
 //    "sampling": {"temperature": 0.8, "top_k": 40, ...SamplingParams fields...},
 //    "max_tokens": 1024, "system_prompt": "",
 //    "theme": "system", "panel_layout": "<base64>", "window_geometry": "<base64>",
@@ -47,6 +47,9 @@ struct Settings {
   std::string device = "auto";         // "auto", "cpu" or "cuda:N" (N in 0..255)
   std::int32_t context_length = 4096;  // tokens, [kMinContextLength, kMaxContextLength]
   KvPrecision kv_precision = KvPrecision::kF16;
+  // The weights' format the app loads models in: "" the file's own, else a
+  // coarser type converted at load ("Q8_0", "Q4_0", ...: models/weight_convert.h).
+  std::string weight_format{};
   SamplingParams sampling{};       // defaults for new conversations
   std::int32_t max_tokens = 1024;  // per answer, defaults for new conversations: [1, kMaxContextLength]
   std::string system_prompt{};     // defaults for new conversations; empty: none
@@ -76,6 +79,7 @@ struct LoadedSettings {
   Settings settings;
   std::vector<std::string> warnings;  // one per replaced value or unreadable file, naming the key
   bool unreadable = false;            // the document as a whole was not usable: all defaults
+  bool first_start = false;           // there was no file: nothing has been chosen yet
 };
 
 // Replaces each out-of-range value by its default; one warning per replacement.

@@ -72,7 +72,11 @@ Result<fs::path> default_database_path() {
 
 Result<LoadedSettings> load_settings(const fs::path& path) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) return LoadedSettings{};  // first start
+  if (!fs::exists(path, ec)) {  // first start
+    LoadedSettings first;
+    first.first_start = true;
+    return first;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error("cannot read", path, errno);
   std::ostringstream text;

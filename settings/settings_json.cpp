@@ -23,10 +23,10 @@ const std::array<std::function<void(json&)>, kSettingsVersion> kMigrations = {
     [](json&) {},
 };
 
-const std::set<std::string> kKnownKeys = {"version",        "models_dir",     "last_model",     "device",
-                                          "context_length", "kv_precision",   "sampling",       "max_tokens",
-                                          "system_prompt",  "theme",          "panel_layout",   "window_geometry",
-                                          "check_overflow", "latency_target", "remote_endpoint"};
+const std::set<std::string> kKnownKeys = {"version",        "models_dir",     "last_model",      "device",
+                                          "context_length", "kv_precision",   "sampling",        "max_tokens",
+                                          "system_prompt",  "theme",          "panel_layout",    "window_geometry",
+                                          "check_overflow", "latency_target", "remote_endpoint", "weight_format"};
 
 // Reads doc[key] into out when present with the right type; else a warning.
 class Reader {
@@ -185,6 +185,7 @@ LoadedSettings from_json_text(std::string_view text) {
   r.string("device", s.device);
   r.integer("context_length", s.context_length);
   r.choice("kv_precision", s.kv_precision, std::array{KvPrecision::kF16, KvPrecision::kQ8_0, KvPrecision::kFp8E4M3});
+  r.string("weight_format", s.weight_format);
   read_sampling(doc, s.sampling, out.warnings);
   r.integer("max_tokens", s.max_tokens);
   r.string("system_prompt", s.system_prompt);
@@ -214,6 +215,7 @@ std::string to_json_text(const Settings& s) {
   doc["device"] = s.device;
   doc["context_length"] = s.context_length;
   doc["kv_precision"] = to_string(s.kv_precision);
+  doc["weight_format"] = s.weight_format;
   doc["sampling"] = {{"temperature", shortest(p.temperature)},
                      {"top_k", p.top_k},
                      {"top_p", shortest(p.top_p)},

@@ -1,5 +1,6 @@
 // Range checks: each bad value is reset to the default, with a warning naming it.
 #include <cmath>
+#include <set>
 #include <string>
 
 #include "settings/settings.h"
@@ -63,6 +64,12 @@ std::vector<std::string> validate(Settings& s) {
   if (!is_device(s.device)) reset(s.device, d.device, "device \"" + s.device + "\"", w);
   if (s.context_length < kMinContextLength || s.context_length > kMaxContextLength) {
     reset(s.context_length, d.context_length, "context_length " + std::to_string(s.context_length), w);
+  }
+  // The --quant spellings (models/weight_convert.h parse_weight_quant); the loader refuses a finer one.
+  static const std::set<std::string> kFormats = {"",     "F32",  "F16",  "BF16", "Q8_0", "Q6_K",
+                                                 "Q5_1", "Q5_0", "Q5_K", "Q4_1", "Q4_0", "Q4_K"};
+  if (kFormats.count(s.weight_format) == 0) {
+    reset(s.weight_format, d.weight_format, "weight_format \"" + s.weight_format + "\"", w);
   }
   validate_sampling(s.sampling, w);
   if (s.max_tokens < 1 || s.max_tokens > kMaxContextLength) {

@@ -55,6 +55,14 @@ void append_cuda_devices(std::vector<DeviceInfo>& out) {
     d.cuda_index = i;
     cudaDeviceProp prop{};
     d.name = cudaGetDeviceProperties(&prop, i) == cudaSuccess ? std::string(prop.name) : "CUDA device " + d.id;
+    int clock_khz = 0, bus_bits = 0;
+    if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, i) == cudaSuccess &&
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, i) == cudaSuccess) {
+      // Double data rate: two transfers per clock over the bus.
+      d.peak_bandwidth_bytes_per_s = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0);
+    } else {
+      static_cast<void>(cudaGetLastError());
+    }
     if (cudaSetDevice(i) != cudaSuccess || cudaMemGetInfo(&d.free_bytes, &d.total_bytes) != cudaSuccess) {
       static_cast<void>(cudaGetLastError());
       d.free_bytes = d.total_bytes = 0;  // listed, but with no memory known (the menu says so)

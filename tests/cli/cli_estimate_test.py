@@ -81,6 +81,27 @@ def main():
         why = run(cli, "estimate", model, "--device", "cpu", "--explain")
         check(why.returncode == 0 and "why: context" in why.stdout and "why: device cpu" in why.stdout,
               f"--explain says why: {why.stdout[-300:]}")
+        check("recommended for this machine: --device" in why.stdout and "because: device" in why.stdout,
+              f"--explain says what it recommends and why: {why.stdout[-400:]}")
+        # The recommendation (models/recommend.h): a device, a context and a KV precision that fit here.
+        rec = last_json(run(cli, "estimate", model, "--explain", "--json"), "recommendation")
+        if rec is not None:
+            r = rec.get("recommended", {})
+            for field in ("device", "device_name", "context_length", "kv_precision", "max_sequences",
+                          "max_batch_tokens", "total_bytes", "free_bytes", "fits", "decode_tokens_per_s", "reasons"):
+                check(field in r, f"recommended has {field}")
+            if r:
+                check(r["fits"] is True and r["total_bytes"] <= r["free_bytes"], f"a small model fits: {r}")
+                check(r["kv_precision"] in ("f16", "q8_0", "fp8"), f"a KV precision: {r['kv_precision']}")
+                check(2048 <= r["context_length"] <= 32768, f"a context in range: {r['context_length']}")
+                check(len(r["reasons"]) >= 4 and r["reasons"][0].startswith("device " + r["device"]),
+                      f"one reason per choice, the device first: {r['reasons']}")
+                check(r["decode_tokens_per_s"] > 0, "the CPU's bandwidth was measured: a decode bound")
+                kv = r["kv_precision"] if r["kv_precision"] != "fp8" else "f16"
+                same = last_json(run(cli, "estimate", model, "--device", r["device"], "--ctx",
+                                     str(r["context_length"]), "--kv", kv, "--json"), "recommended config")
+                check(same is not None and same["fits"] is True and same["total_bytes"] == r["total_bytes"] or
+                      r["device"] != "cpu", f"the recommended configuration estimates the same and fits: {same}")
         bad = run(cli, "estimate", os.path.join(tmp, "missing.gguf"), "--json")
         check(bad.returncode != 0 and "missing.gguf" in bad.stderr, f"a missing model is named: {bad.stderr}")
         bad_kv = run(cli, "estimate", model, "--kv", "int3")

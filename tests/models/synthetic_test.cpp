@@ -116,6 +116,13 @@ TEST(Synthetic, NamedShapesMatchTheRealModels) {
   EXPECT_EQ(l8->n_ff, 14336u);
   EXPECT_EQ(l8->n_vocab, 128256u);
   EXPECT_EQ(l8->n_head_kv, 8u);
+  const auto* q7 = find_synthetic_shape("qwen2-7b");
+  ASSERT_NE(q7, nullptr);
+  EXPECT_EQ(q7->architecture, "qwen2");
+  EXPECT_EQ(q7->n_embd, 3584u);
+  EXPECT_EQ(q7->n_ff, 18944u);
+  EXPECT_EQ(q7->n_vocab, 152064u);
+  EXPECT_EQ(q7->n_head / q7->n_head_kv, 7u);
 }
 
 }  // namespace

@@ -75,6 +75,7 @@ TEST(Settings, RoundTripKeepsEveryField) {
   s.device = "cuda:1";
   s.context_length = 16384;
   s.kv_precision = KvPrecision::kQ8_0;
+  s.weight_format = "Q4_0";
   s.sampling.temperature = 0.3f;
   s.sampling.top_k = 7;
   s.sampling.top_p = 0.5f;
@@ -104,6 +105,15 @@ TEST(Settings, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.settings.panel_layout, "AAECAw==");
   EXPECT_EQ(back.settings.max_tokens, 300);
   EXPECT_EQ(back.settings.system_prompt, s.system_prompt);
+  EXPECT_EQ(back.settings.weight_format, "Q4_0");
+}
+
+TEST(Settings, AnUnknownWeightFormatIsReplacedByTheFilesOwn) {
+  const LoadedSettings l = from_json_text(R"({"version": 1, "weight_format": "Q3_XXS"})");
+  EXPECT_EQ(l.settings.weight_format, "");
+  ASSERT_EQ(l.warnings.size(), 1u);
+  EXPECT_TRUE(mentions(l.warnings, "weight_format \"Q3_XXS\"")) << l.warnings.front();
+  EXPECT_FALSE(l.first_start);
 }
 
 TEST(Settings, DebugAndLatencyTargetKeys) {
@@ -238,6 +248,7 @@ TEST(Settings, MissingFileGivesDefaultsAndCorruptFileIsKept) {
   auto missing = load_settings(path);
   ASSERT_TRUE(missing.ok());
   EXPECT_TRUE(missing->warnings.empty());
+  EXPECT_TRUE(missing->first_start) << "no file: nothing chosen yet";
   for (const char* corrupt : {"{\"device\": \"cpu\",", "[1, 2]", "", "\xff\xfe"}) {
     write(path, corrupt);
     auto l = load_settings(path);

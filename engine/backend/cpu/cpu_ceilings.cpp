@@ -83,6 +83,10 @@ double matmul_flops(CpuOps& ops) {
 
 }  // namespace
 
+double measure_cpu_read_bandwidth(CpuOps& ops) {
+  return read_bandwidth(ops.pool());
+}
+
 DeviceCeilings measure_cpu_ceilings(CpuOps& ops) {
   DeviceCeilings c;
   c.bytes_per_s = read_bandwidth(ops.pool());

@@ -12,4 +12,8 @@ namespace hearth::cpu {
 
 DeviceCeilings measure_cpu_ceilings(CpuOps& ops);
 
+// The read bandwidth alone (bytes per second; about 0.05 s): what the
+// hardware-aware defaults (models/recommend.h) bound decode speed with.
+double measure_cpu_read_bandwidth(CpuOps& ops);
+
 }  // namespace hearth::cpu

@@ -16,6 +16,7 @@ struct DeviceInfo {
   int cuda_index = -1;         // N of "cuda:N"; -1 for the CPU
   std::size_t free_bytes = 0;  // CPU: MemAvailable; CUDA: cudaMemGetInfo's free (all processes)
   std::size_t total_bytes = 0;
+  double peak_bandwidth_bytes_per_s = 0;  // CUDA: the memory's peak (clock x bus width); CPU: 0 (unknown)
 };
 
 // Asks the system (and the CUDA driver) now: call it when the menu opens, not per frame.
