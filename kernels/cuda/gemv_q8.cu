@@ -358,6 +358,61 @@ __device__ __forceinline__ void quantize_x(const float* __restrict__ x, int chun
   }
 }
 
+// The kernel's input row: x itself, or (norm_w != null) the RMSNorm of x,
+// computed in the prologue with rmsnorm4_kernel's arithmetic (rmsnorm.cu):
+// thread t holds float4s t + 256 k (k < 8: rows <= 8192), the same sum
+// order, block_sum over the block's 256 threads, (x * scale) * w. Those
+// float4s are exactly the ones quantize_x gives thread t (units t / 8 +
+// 32 k, lane t % 8), so the codes are bit-identical to rmsnorm then this GEMV.
+struct Q8Input {
+  const float* x;
+  const float* norm_w;  // [cols]; null: no norm
+  float eps;
+  float* norm_out;  // block 0 writes the normed row here (null: nowhere); never x
+};
+
+constexpr int kNormPer = 8;  // float4s per thread in the fused norm: rows <= 8192
+
+template <bool kHalves>
+__device__ __forceinline__ void quantize_normed_x(const Q8Input& in, int chunks, uint32_t* xq, float2* ds, int2* hs) {
+  const int dim4 = chunks * (kChunkElems / 4), t = static_cast<int>(threadIdx.x);
+  const float4* xv = reinterpret_cast<const float4*>(in.x);
+  float4 v[kNormPer];
+#pragma unroll
+  for (int k = 0; k < kNormPer; ++k) {
+    const int i = t + k * kThreads;
+    v[k] = i < dim4 ? __ldg(xv + i) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+  float sum = 0.0f;
+#pragma unroll
+  for (int k = 0; k < kNormPer; ++k) sum += (v[k].x * v[k].x + v[k].y * v[k].y) + (v[k].z * v[k].z + v[k].w * v[k].w);
+  sum = block_sum(sum, reinterpret_cast<float*>(xq));  // xq's first words as scratch
+  __syncthreads();                                     // every warp has read the scratch before xq is written
+  const float scale = 1.0f / sqrtf(sum / static_cast<float>(4 * dim4) + in.eps);
+  const float4* wr = reinterpret_cast<const float4*>(in.norm_w);
+  float4* out = blockIdx.x == 0 ? reinterpret_cast<float4*>(in.norm_out) : nullptr;
+#pragma unroll
+  for (int k = 0; k < kNormPer; ++k) {
+    const int i = t + k * kThreads;
+    if (i >= dim4) continue;  // whole warps: dim4 is a multiple of 64
+    const float4 g = __ldg(wr + i);
+    float4 o = make_float4(__fmul_rn(v[k].x, scale), __fmul_rn(v[k].y, scale), __fmul_rn(v[k].z, scale),
+                           __fmul_rn(v[k].w, scale));
+    o = make_float4(__fmul_rn(o.x, g.x), __fmul_rn(o.y, g.y), __fmul_rn(o.z, g.z), __fmul_rn(o.w, g.w));
+    if (out != nullptr) out[i] = o;
+    quantize_unit<kHalves>(o, i / 8, t % 8, xq, ds, hs);
+  }
+}
+
+template <bool kHalves>
+__device__ __forceinline__ void quantize_input(const Q8Input& in, int chunks, uint32_t* xq, float2* ds, int2* hs) {
+  if (in.norm_w != nullptr) {
+    quantize_normed_x<kHalves>(in, chunks, xq, ds, hs);
+  } else {
+    quantize_x<kHalves>(in.x, chunks, xq, ds, hs);
+  }
+}
+
 // Resident blocks the kernel is compiled for: kPf (the next item loaded
 // before the current one is used: twice the item's registers) leaves that to
 // the compiler (0: no bound); without it, 3 blocks (85 registers) where the
@@ -396,7 +451,7 @@ __device__ __forceinline__ int matrix_of(const Q8Mats& mats, int64_t* r) {
 
 template <GgmlType T, int L, bool kPf>
 __global__ void __launch_bounds__(kThreads, min_blocks<T, kPf>())
-    gemv_q8_kernel(const Q8Mats mats, int chunks, const float* __restrict__ x) {
+    gemv_q8_kernel(const Q8Mats mats, int chunks, const Q8Input in) {
   using Tr = Q8Type<T>;
   using Item = typename Tr::Item;
   constexpr int kRowsPerGroup = kThreads / L;
@@ -416,7 +471,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<T, kPf>())
   int64_t g = blockIdx.x;
   Item cur = item(g, j);
   pdl_wait();  // x (and the residual) come from the kernels before; the weights never change
-  quantize_x<Tr::kHalves>(x, chunks, xq, ds, hs);
+  quantize_input<Tr::kHalves>(in, chunks, xq, ds, hs);
   __syncthreads();
   for (; g < groups; g += gridDim.x) {
     float acc = 0.0f;
@@ -552,8 +607,7 @@ __device__ __forceinline__ uint32_t stage_offset(const Q8Mats& mats, int64_t r0,
 
 template <GgmlType T, int L>
 __global__ void __launch_bounds__(kThreads, 1)
-    gemv_q8_staged_kernel(const Q8Mats mats, int chunks, const float* __restrict__ x, int stages,
-                          uint32_t stage_bytes) {
+    gemv_q8_staged_kernel(const Q8Mats mats, int chunks, const Q8Input in, int stages, uint32_t stage_bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Tr = Q8Type<T>;
   using Item = typename Tr::Item;
@@ -578,7 +632,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
   pdl_wait();  // x (and the residual) come from the kernels before; the weights never change
-  quantize_x<Tr::kHalves>(x, chunks, xq, ds, hs);
+  quantize_input<Tr::kHalves>(in, chunks, xq, ds, hs);
   __syncthreads();  // x's codes, and the barriers' initialization
   for (int k = 0; k < mine; ++k) {
     const int s = k % stages;
@@ -613,13 +667,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 #else
   // Never launched below sm_90 (launch_q8_staged checks the device first).
-  static_cast<void>(mats), static_cast<void>(chunks), static_cast<void>(x), static_cast<void>(stages),
+  static_cast<void>(mats), static_cast<void>(chunks), static_cast<void>(in), static_cast<void>(stages),
       static_cast<void>(stage_bytes);
 #endif
 }
 
 template <GgmlType T, int L, bool kPf>
-Status launch_q8(const Q8Mats& mats, int64_t cols, const float* x, cudaStream_t stream, int blocks_per_sm) {
+Status launch_q8(const Q8Mats& mats, int64_t cols, const Q8Input& x, cudaStream_t stream, int blocks_per_sm) {
   const auto kernel = gemv_q8_kernel<T, L, kPf>;
   const int chunks = static_cast<int>(cols / kChunkElems);
   const size_t smem = static_cast<size_t>(chunks) * (kSmemPerChunk + (Q8Type<T>::kHalves ? 8 * kDsPerChunk : 0));
@@ -773,7 +827,7 @@ StagedPlan plan_for(const Q8Mats& mats, GgmlType type, int64_t cols, const GemvO
 }
 
 template <GgmlType T, int L>
-Status launch_q8_staged(const Q8Mats& mats, int chunks, const float* x, cudaStream_t stream, const StagedPlan& plan,
+Status launch_q8_staged(const Q8Mats& mats, int chunks, const Q8Input& x, cudaStream_t stream, const StagedPlan& plan,
                         const DeviceLimits& lim) {
   const auto kernel = gemv_q8_staged_kernel<T, L>;
   // The dynamic shared limit raised once to the device's opt-in maximum
@@ -801,7 +855,8 @@ Status launch_q8_staged(const Q8Mats& mats, int chunks, const float* x, cudaStre
 
 // L: `lanes` if given, else the chunks per row rounded up to a power of two, 8..32.
 template <GgmlType T>
-Status launch_q8_lanes(const Q8Mats& mats, int64_t cols, const float* x, cudaStream_t stream, const GemvOptions& opt) {
+Status launch_q8_lanes(const Q8Mats& mats, int64_t cols, const Q8Input& x, cudaStream_t stream,
+                       const GemvOptions& opt) {
   const int64_t chunks = cols / kChunkElems;
   const int lanes = lanes_for(opt, chunks);
   const int b = opt.q8_blocks_per_sm;
@@ -868,11 +923,19 @@ int gemv_q8_stages(const GemvOutput* outs, int n, const GemvOptions& options) {
   return plan_for(mats, outs[0].w->type, outs[0].w->cols, options).stages;
 }
 
-Status gemv_q8(const GemvOutput* outs, int n, const float* x, cudaStream_t stream, const GemvOptions& options) {
+Status gemv_q8(const GemvOutput* outs, int n, const float* x_in, cudaStream_t stream, const GemvOptions& options,
+               const GemvInputNorm* norm) {
   HEARTH_CUDA_REQUIRE(n >= 1 && n <= kMaxFused);
   Q8Mats mats{};
   HEARTH_CUDA_REQUIRE(make_mats(outs, n, &mats));
   const int64_t cols = outs[0].w->cols;
+  Q8Input x{x_in, nullptr, 0.0f, nullptr};
+  if (norm != nullptr) {
+    HEARTH_CUDA_REQUIRE(cols <= kNormPer * 4 * kThreads && norm->weight != nullptr);
+    HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(norm->weight) % 16 == 0);
+    HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(norm->out) % 16 == 0 && norm->out != x_in);
+    x = Q8Input{x_in, norm->weight, norm->eps, norm->out};
+  }
   switch (outs[0].w->type) {
     case GgmlType::kQ4_0:
       return launch_q8_lanes<GgmlType::kQ4_0>(mats, cols, x, stream, options);
