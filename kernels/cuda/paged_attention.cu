@@ -146,6 +146,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) attn_split_kernel(AttnArgs a) {
   __shared__ float s_ml[kWarps][kMaxGroup][2];
   __shared__ float s_acc[kWarps][kMaxGroup][kMaxAttnHeadDim];
   pdl_launch_dependents();  // the output GEMV may load its weights meanwhile
+  pdl_wait();               // q and the new K/V come from the kernel before (launched with PDL: pdl_small_on)
   const int t = blockIdx.x, chunk = blockIdx.z;
   const int g = blockIdx.y / a.subgroups;
   const int h0 = g * a.group + (blockIdx.y % a.subgroups) * kMaxGroup;
@@ -211,6 +212,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) attn_split_kernel(AttnArgs a) {
 __global__ void attn_combine_kernel(const float* __restrict__ part_acc, const float* __restrict__ part_ml, int n_splits,
                                     int head_dim, float* __restrict__ out) {
   pdl_launch_dependents();
+  pdl_wait();  // the chunks' partials come from attn_split_kernel
   const int64_t th = blockIdx.x;
   const float* ml = part_ml + 2 * th * n_splits;
   float m = -INFINITY;
@@ -297,15 +299,14 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   const dim3 grid(static_cast<unsigned>(batch.n_tokens), static_cast<unsigned>(kv.n_kv_heads * a.subgroups),
                   static_cast<unsigned>(n_splits));
   HEARTH_CUDA_REQUIRE(grid.y <= 65535);
-  if (fp8) {
-    attn_split_kernel<KvPrecision::kFp8E4M3><<<grid, kWarps * kWarp, 0, stream>>>(a);
-  } else {
-    attn_split_kernel<KvPrecision::kF16><<<grid, kWarps * kWarp, 0, stream>>>(a);
-  }
+  HEARTH_CUDA_CHECK(launch_with_pdl(
+      pdl_small_on(), fp8 ? attn_split_kernel<KvPrecision::kFp8E4M3> : attn_split_kernel<KvPrecision::kF16>, grid,
+      kWarps * kWarp, 0, stream, a));
   HEARTH_CUDA_TRY(check_launch("attn_split_kernel"));
   if (n_splits == 1) return {};
-  attn_combine_kernel<<<static_cast<unsigned>(batch.n_tokens * params.n_heads), static_cast<unsigned>(kv.head_dim), 0,
-                        stream>>>(a.part_acc, a.part_ml, n_splits, kv.head_dim, out);
+  HEARTH_CUDA_CHECK(launch_with_pdl(
+      pdl_small_on(), attn_combine_kernel, dim3(static_cast<unsigned>(batch.n_tokens * params.n_heads)), kv.head_dim, 0,
+      stream, static_cast<const float*>(a.part_acc), static_cast<const float*>(a.part_ml), n_splits, kv.head_dim, out));
   return check_launch("attn_combine_kernel");
 }
 

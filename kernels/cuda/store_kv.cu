@@ -50,6 +50,8 @@ __global__ void __launch_bounds__(kRopeThreads)
                          int64_t n_slots, int n_kv_heads, const int32_t* __restrict__ positions,
                          const int32_t* __restrict__ slots, int head_dim, int half, bool neox, float freq_scale,
                          float theta_scale, float k_inv, float v_inv) {
+  pdl_launch_dependents();  // attention may start (it waits for this kernel)
+  pdl_wait();               // q, k and v come from the kernel before (launched with PDL: pdl_small_on)
   const int64_t t = blockIdx.x;
   const int h = static_cast<int>(blockIdx.y);
   const int32_t pos = positions[t];
@@ -109,13 +111,15 @@ Status rope_store_kv(const PagedKvCache& cache, float* q, int n_q_heads, float* 
   const int64_t n_slots = cache.n_blocks * cache.block_size;
   const bool neox = p.order == RopeOrder::kNeox;
   if (cache.dtype == KvPrecision::kF16) {
-    rope_store_kv_kernel<KvPrecision::kF16><<<grid, kRopeThreads, 0, stream>>>(
-        q, n_q_heads, k, v, cache.k, cache.v, n_slots, cache.n_kv_heads, positions, slots, p.head_dim, p.n_rot / 2,
-        neox, p.freq_scale, theta_scale, 1.0f, 1.0f);
+    HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), rope_store_kv_kernel<KvPrecision::kF16>, grid, kRopeThreads, 0,
+                                      stream, q, n_q_heads, k, v, cache.k, cache.v, n_slots, cache.n_kv_heads,
+                                      positions, slots, p.head_dim, p.n_rot / 2, neox, p.freq_scale, theta_scale, 1.0f,
+                                      1.0f));
   } else {
-    rope_store_kv_kernel<KvPrecision::kFp8E4M3><<<grid, kRopeThreads, 0, stream>>>(
-        q, n_q_heads, k, v, cache.k, cache.v, n_slots, cache.n_kv_heads, positions, slots, p.head_dim, p.n_rot / 2,
-        neox, p.freq_scale, theta_scale, 1.0f / cache.k_scale, 1.0f / cache.v_scale);
+    HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), rope_store_kv_kernel<KvPrecision::kFp8E4M3>, grid, kRopeThreads,
+                                      0, stream, q, n_q_heads, k, v, cache.k, cache.v, n_slots, cache.n_kv_heads,
+                                      positions, slots, p.head_dim, p.n_rot / 2, neox, p.freq_scale, theta_scale,
+                                      1.0f / cache.k_scale, 1.0f / cache.v_scale));
   }
   return check_launch("rope_store_kv_kernel");
 }
