@@ -73,13 +73,13 @@ fi
 if has extra; then
   [ -f $M/8bk.gguf ] || $CLI synth --shape llama-8b --quant Q4_K_M -o $M/8bk.gguf >>$W/synth.log 2>&1
   [ -f $M/smol.gguf ] || $CLI synth --shape smollm2-135m --quant Q4_1 -o $M/smol.gguf >>$W/synth.log 2>&1
-  python3 -c "print(' '.join(['hello world'] * 2040))" >$W/long.txt
+  python3 -c "print('hello world ' * 334)" >$W/long.txt  # ~4,010 tokens (the synthetic tokenizer: ~1 a byte)
   for c in $CFGS; do
     n=${c%%:*}
     env $(echo ${c#*:} | tr , " ") bash -c "$(declare -f gen note); W=$W; S=$S; CLI=$CLI;
       gen $M/8bk.gguf '8B Q4_K_M $n' --prompt 'hello world' -n 128;
       gen $M/smol.gguf 'smol Q4_1 $n' --prompt 'hello world' -n 128;
-      gen $M/8b.gguf '8B Q4_0 ctx4096 $n' --prompt-file $W/long.txt -n 64 --ctx 8192"
+      gen $M/8b.gguf '8B Q4_0 ctx4096 $n' --prompt-file $W/long.txt -n 64 --ctx 4352"
   done
 fi
 cp $W/gen_err.log $W/ncu_err.log $OUT/ 2>/dev/null

@@ -30,6 +30,10 @@
 // prefetching, nor on which other matrices share the launch (gemv_fused runs
 // up to 3 matrices of one type and width as one set of concatenated rows).
 //
+// PDL: the kernels wait (pdl_wait) after issuing their first weight loads
+// but do not trigger their dependents early: measured, the next GEMV's
+// blocks starting beside this one cost 6% of the 8B decode (docs/perf-notes.md v12).
+//
 // Files: this header (the types' chunk arithmetic, the activation prologue,
 // the matrix sets, the launchers' shared declarations), gemv_q8_direct.cu
 // (each lane loads its chunks itself), gemv_q8_staged.cu (row groups bulk-

@@ -40,7 +40,6 @@ __global__ void __launch_bounds__(kThreads, min_blocks<T, kPf>())
     const Q8Mat& m = mats.m[matrix_of(mats, &row)];
     return Tr::load(m.w + static_cast<size_t>(row) * m.stride, min(c, chunks - 1), chunks, false);
   };
-  pdl_launch_dependents();  // the kernel after may start its weight loads (it waits for this one)
   int64_t g = blockIdx.x;
   Item cur = item(g, j);
   pdl_wait();  // x (and the residual) come from the kernels before; the weights never change

@@ -134,7 +134,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int64_t groups = (mats.rows + kRowsPerGroup - 1) / kRowsPerGroup;
   // This block's groups: blockIdx.x, + gridDim.x, ... (the grid is at most `groups`).
   const int mine = static_cast<int>((groups - blockIdx.x + gridDim.x - 1) / gridDim.x);
-  pdl_launch_dependents();  // the kernel after may start its weight loads (it waits for this one)
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) mbar_init(bars + 8 * s);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
