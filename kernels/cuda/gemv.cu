@@ -539,9 +539,11 @@ Status gemv_fused(const GemvOptions& options, const GemvOutput* outs, int n, con
   return {};
 }
 
-bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens) {
-  if (outs == nullptr || n < 1 || n > kMaxFused || n_tokens != 1 || x == nullptr ||
-      reinterpret_cast<uintptr_t>(x) % 16 != 0) {
+bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
+                     const GemvInputNorm& norm) {
+  const auto aligned = [](const void* p) { return p != nullptr && reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  if (outs == nullptr || n < 1 || n > kMaxFused || n_tokens != 1 || !aligned(x) || !aligned(norm.weight) ||
+      !aligned(norm.out) || norm.out == x) {
     return false;
   }
   const GemvActivations act =
@@ -558,7 +560,7 @@ bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, 
 
 Status gemv_fused_norm(const GemvOptions& options, const GemvOutput* outs, int n, const float* x,
                        const GemvInputNorm& norm, cudaStream_t stream) {
-  HEARTH_CUDA_REQUIRE(gemv_norm_fuses(options, outs, n, x, 1));
+  HEARTH_CUDA_REQUIRE(gemv_norm_fuses(options, outs, n, x, 1, norm));
   return gemv_q8(outs, n, x, stream, options, &norm);
 }
 

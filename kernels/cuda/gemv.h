@@ -92,8 +92,10 @@ struct GemvInputNorm {
   float* out = nullptr;  // [cols], 16-byte aligned, != x
 };
 // One token, the 8-bit path for every matrix (one type and width, as
-// gemv_fused's one launch), cols <= 8192, x 16-byte aligned.
-bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens);
+// gemv_fused's one launch), cols <= 8192; x, norm.weight and norm.out 16-byte
+// aligned, out != x (where rmsnorm runs its vector kernel: the same sums).
+bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
+                     const GemvInputNorm& norm);
 Status gemv_fused_norm(const GemvOptions& options, const GemvOutput* outs, int n, const float* x,
                        const GemvInputNorm& norm, cudaStream_t stream);
 

@@ -395,10 +395,10 @@ void CudaBackend::do_linear_many(Activation x, std::span<const backend::LinearOu
     if (pending_norm_.set) {
       const PendingNorm p = pending_norm_;
       pending_norm_ = {};
+      const kc::GemvInputNorm norm{p.weight, p.eps, p.out.data};
       if (p.out.data == x.data && p.x.width == x.width &&
-          kc::gemv_norm_fuses(kc::GemvOptions{}, y.data(), n, p.x.data, 1)) {
-        check(kc::gemv_fused_norm(kc::GemvOptions{}, y.data(), n, p.x.data,
-                                  kc::GemvInputNorm{p.weight, p.eps, p.out.data}, ctx_->stream()),
+          kc::gemv_norm_fuses(kc::GemvOptions{}, y.data(), n, p.x.data, 1, norm)) {
+        check(kc::gemv_fused_norm(kc::GemvOptions{}, y.data(), n, p.x.data, norm, ctx_->stream()),
               "gemv (fused, rms_norm input)");
         return;
       }
@@ -511,12 +511,12 @@ void CudaBackend::do_logits(Activation x, const backend::Vector& norm, float eps
   const kc::DeviceMatrix out_m = device_matrix(output_);
   const kc::GemvOutput one{&out_m, ws_.logits.as<float>(), {}};
   const float* first = x.data + logit_rows_.front().row * x.width;
+  const kc::GemvInputNorm fused_norm{norm.data, eps, scratch.data};
   std::int64_t out_rows = 0;
-  if (fuse_norm_on() && !instrumented() && sz_.n_logit_rows == 1 && norm.data != nullptr &&
-      kc::gemv_norm_fuses(kc::GemvOptions{}, &one, 1, first, 1)) {
+  if (fuse_norm_on() && !instrumented() && sz_.n_logit_rows == 1 &&
+      kc::gemv_norm_fuses(kc::GemvOptions{}, &one, 1, first, 1, fused_norm)) {
     // One row: the output norm runs in the output product's prologue.
-    if (!check(kc::gemv_fused_norm(kc::GemvOptions{}, &one, 1, first, kc::GemvInputNorm{norm.data, eps, scratch.data},
-                                   ctx_->stream()),
+    if (!check(kc::gemv_fused_norm(kc::GemvOptions{}, &one, 1, first, fused_norm, ctx_->stream()),
                "output norm + gemv")) {
       return;
     }

@@ -77,7 +77,8 @@ TEST(CudaFusion, NormInGemvPrologueEqualsRmsnormThenGemv) {
         ref_outs[i] = GemvOutput{&dm[i], y_ref[i]->get(), ep_ref};
         fused_outs[i] = GemvOutput{&dm[i], y_fused[i]->get(), ep_ref};
       }
-      ASSERT_TRUE(gemv_norm_fuses(opt, fused_outs.data(), n, dx.get(), 1));
+      const GemvInputNorm norm{dw.get(), eps, h_fused.get()};
+      ASSERT_TRUE(gemv_norm_fuses(opt, fused_outs.data(), n, dx.get(), 1, norm));
       ASSERT_CUDA_OK(rmsnorm(dx.get(), dw.get(), h_ref.get(), 1, c.cols, eps, nullptr));
       ASSERT_CUDA_OK(gemv_fused(opt, ref_outs.data(), n, h_ref.get(), 1, nullptr));
       ASSERT_CUDA_OK(
@@ -112,17 +113,21 @@ TEST(CudaFusion, NormInGemvPrologueWhereItApplies) {
   const DeviceMatrix wide{GgmlType::kQ4_0, w.get(), 8, 8448, row_bytes(GgmlType::kQ4_0, 8448)};
   const DeviceMatrix f16{GgmlType::kF16, w.get(), 64, 4096, row_bytes(GgmlType::kF16, 4096)};
   const GemvOutput o_ok{&ok, y.get(), {}}, o_wide{&wide, y.get(), {}}, o_f16{&f16, y.get(), {}};
-  EXPECT_TRUE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 1));
-  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 2));      // one token only
-  EXPECT_FALSE(gemv_norm_fuses(f32, &o_ok, 1, x.get(), 1));     // the 8-bit path only
-  EXPECT_FALSE(gemv_norm_fuses(q8, &o_wide, 1, x.get(), 1));    // rows over 8192
-  EXPECT_FALSE(gemv_norm_fuses(q8, &o_f16, 1, x.get(), 1));     // a float type
-  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get() + 1, 1));  // x not 16-byte aligned
-  const Status st = gemv_fused_norm(q8, &o_wide, 1, x.get(), GemvInputNorm{g.get(), 1e-5f, h.get()}, nullptr);
-  EXPECT_EQ(st.code, cudaErrorInvalidValue);
-  // out must not be x.
-  const Status alias = gemv_fused_norm(q8, &o_ok, 1, x.get(), GemvInputNorm{g.get(), 1e-5f, x.get()}, nullptr);
-  EXPECT_EQ(alias.code, cudaErrorInvalidValue);
+  const GemvInputNorm norm{g.get(), 1e-5f, h.get()};
+  EXPECT_TRUE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 1, norm));
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 2, norm));      // one token only
+  EXPECT_FALSE(gemv_norm_fuses(f32, &o_ok, 1, x.get(), 1, norm));     // the 8-bit path only
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_wide, 1, x.get(), 1, norm));    // rows over 8192
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_f16, 1, x.get(), 1, norm));     // a float type
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get() + 1, 1, norm));  // x not 16-byte aligned
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 1, GemvInputNorm{g.get() + 1, 1e-5f, h.get()}));  // weight
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 1, GemvInputNorm{nullptr, 1e-5f, h.get()}));
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 1, GemvInputNorm{g.get(), 1e-5f, h.get() + 2}));  // out
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 1, GemvInputNorm{g.get(), 1e-5f, x.get()}));      // out == x
+  // Where it does not fuse, the call says so instead of computing something else.
+  EXPECT_EQ(gemv_fused_norm(q8, &o_wide, 1, x.get(), norm, nullptr).code, cudaErrorInvalidValue);
+  EXPECT_EQ(gemv_fused_norm(q8, &o_ok, 1, x.get(), GemvInputNorm{g.get(), 1e-5f, x.get()}, nullptr).code,
+            cudaErrorInvalidValue);
 }
 
 // rope(q), rope(k), store_kv against rope_store_kv: q, k and both caches
