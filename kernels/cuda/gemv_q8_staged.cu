@@ -10,7 +10,7 @@
 namespace hearth::kernels::cuda::q8 {
 namespace {
 
-// Staged weights (sm_90+). The direct kernel above reads each lane's chunk
+// Staged weights (sm_90+). The direct kernel (gemv_q8_direct.cu) reads each lane's chunk
 // with 16-byte loads 144 bytes apart across the warp (Q4_0): one warp load
 // touches 32 sectors for 16 bytes each, and every byte costs an L1 request
 // of its own. Here a block's row group (kRowsPerGroup rows, contiguous in
