@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace hearth::kernels::cuda {
 
@@ -100,6 +101,43 @@ inline bool pdl_on() {
       return false;
     }
     return major >= 9;
+  }();
+  return on;
+}
+
+// kernel<<<grid, block, smem, stream>>>(args...), with programmatic stream
+// serialization where `pdl`: the kernel must then call pdl_wait before it
+// reads what the kernels before wrote (or writes anything they may read).
+template <typename... P, typename... A>
+cudaError_t launch_with_pdl(bool pdl, void (*kernel)(P...), dim3 grid, int block, size_t smem, cudaStream_t stream,
+                            A&&... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(static_cast<unsigned>(block));
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+}
+
+// The GEMVs and mmq kernels: with the attribute where pdl_on().
+template <typename... P, typename... A>
+cudaError_t launch_pdl(void (*kernel)(P...), dim3 grid, int block, size_t smem, cudaStream_t stream, A&&... args) {
+  return launch_with_pdl(pdl_on(), kernel, grid, block, smem, stream, std::forward<A>(args)...);
+}
+
+// The small decode kernels between the GEMVs (rope + store-KV, attention,
+// swiglu): launched with the attribute where pdl_on() and not
+// HEARTH_CUDA_PDL_SMALL=0 (A/B runs), so each one's launch overlaps the
+// kernel before it; each waits with pdl_wait before touching memory.
+inline bool pdl_small_on() {
+  static const bool on = [] {
+    const char* v = std::getenv("HEARTH_CUDA_PDL_SMALL");
+    return pdl_on() && (v == nullptr || std::strcmp(v, "0") != 0);
   }();
   return on;
 }

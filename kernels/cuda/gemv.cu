@@ -539,6 +539,31 @@ Status gemv_fused(const GemvOptions& options, const GemvOutput* outs, int n, con
   return {};
 }
 
+bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
+                     const GemvInputNorm& norm) {
+  const auto aligned = [](const void* p) { return p != nullptr && reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  if (outs == nullptr || n < 1 || n > kMaxFused || n_tokens != 1 || !aligned(x) || !aligned(norm.weight) ||
+      !aligned(norm.out) || norm.out == x) {
+    return false;
+  }
+  const GemvActivations act =
+      options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
+  if (act != GemvActivations::kQ8) return false;
+  for (int i = 0; i < n; ++i) {
+    if (outs[i].w == nullptr || outs[i].y == nullptr || !validate_matrix(*outs[i].w).ok()) return false;
+    if (!gemv_q8_applies(*outs[i].w, 1) || outs[i].w->type != outs[0].w->type || outs[i].w->cols != outs[0].w->cols) {
+      return false;
+    }
+  }
+  return outs[0].w->cols <= 8192;
+}
+
+Status gemv_fused_norm(const GemvOptions& options, const GemvOutput* outs, int n, const float* x,
+                       const GemvInputNorm& norm, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(gemv_norm_fuses(options, outs, n, x, 1, norm));
+  return gemv_q8(outs, n, x, stream, options, &norm);
+}
+
 Status gemv(const DeviceMatrix& w, const float* x, int n_tokens, float* y, cudaStream_t stream,
             const GemvEpilogue& epilogue) {
   return gemv(GemvOptions{}, w, x, n_tokens, y, stream, epilogue);

@@ -79,6 +79,26 @@ struct GemvOutput {
 Status gemv_fused(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
                   cudaStream_t stream);
 
+// gemv_fused over rmsnorm(x) (rmsnorm.h: (x / rms(x)) * weight), the norm
+// computed in the q8 kernel's prologue instead of a launch of its own; the
+// codes, hence every y_i, bit-identical to rmsnorm then gemv_fused. Runs
+// where gemv_norm_fuses; callers check it first (kInvalidArgument otherwise).
+// out: [cols] f32, the normed row is written there too (as rmsnorm would);
+// not overlapping x. The CUDA backend fuses a one-token step's rms_norm
+// into the product after it (HEARTH_CUDA_FUSE_NORM=0: it does not).
+struct GemvInputNorm {
+  const float* weight = nullptr;  // [cols], 16-byte aligned
+  float eps = 0.0f;
+  float* out = nullptr;  // [cols], 16-byte aligned, != x
+};
+// One token, the 8-bit path for every matrix (one type and width, as
+// gemv_fused's one launch), cols <= 8192; x, norm.weight and norm.out 16-byte
+// aligned, out != x (where rmsnorm runs its vector kernel: the same sums).
+bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
+                     const GemvInputNorm& norm);
+Status gemv_fused_norm(const GemvOptions& options, const GemvOutput* outs, int n, const float* x,
+                       const GemvInputNorm& norm, cudaStream_t stream);
+
 // True where the 8-bit path runs: one token; Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
 // Q4_K, Q5_K or Q6_K; cols a multiple of 256 and at most 28672; row_stride
 // and data 16-byte aligned (the kernel reads 16-byte words; for Q6_K's

@@ -10,6 +10,7 @@ constexpr int kThreads = 256;
 
 __global__ void swiglu_kernel(const float* gate, const float* up, float* out, int64_t n) {
   pdl_launch_dependents();  // the down GEMV may load its weights meanwhile
+  pdl_wait();               // gate and up come from the kernel before (launched with PDL: pdl_small_on)
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * kThreads) {
     const float g = gate[i];
@@ -37,7 +38,7 @@ Status swiglu(const float* gate, const float* up, float* out, int64_t n, cudaStr
   HEARTH_CUDA_REQUIRE(n >= 0);
   if (n == 0) return {};
   const auto grid = static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, 65536));
-  swiglu_kernel<<<grid, kThreads, 0, stream>>>(gate, up, out, n);
+  HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), swiglu_kernel, dim3(grid), kThreads, 0, stream, gate, up, out, n));
   return check_launch("swiglu_kernel");
 }
 

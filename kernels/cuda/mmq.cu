@@ -417,24 +417,6 @@ size_t smem_bytes(int nt) {
   return a_bytes() + b_bytes(nt);
 }
 
-// kernel<<<grid, block, smem, stream>>>(args...) with programmatic stream
-// serialization where pdl_on() (the kernels call pdl_wait before reading
-// what the kernel before wrote).
-template <typename... P, typename... A>
-cudaError_t launch_pdl(void (*kernel)(P...), dim3 grid, int block, size_t smem, cudaStream_t stream, A&&... args) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(static_cast<unsigned>(block));
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl_on() ? 1 : 0;
-  return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
-}
-
 struct Plan {
   int nt = 8;
   unsigned token_tiles = 1, row_tiles = 1;

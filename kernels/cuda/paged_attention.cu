@@ -2,6 +2,7 @@
 #include "kernels/cuda/paged_attention.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace hearth::kernels::cuda {
 namespace {
@@ -42,6 +43,14 @@ __device__ __forceinline__ void load_row(const void* base, int64_t off, int n, f
       }
       return;
     }
+    if (n == 4) {  // head_dim 128: one 8-byte load
+      const uint2 w = __ldg(reinterpret_cast<const uint2*>(p));
+      out[0] = half_bits_to_float(static_cast<uint16_t>(w.x & 0xffffu));
+      out[1] = half_bits_to_float(static_cast<uint16_t>(w.x >> 16));
+      out[2] = half_bits_to_float(static_cast<uint16_t>(w.y & 0xffffu));
+      out[3] = half_bits_to_float(static_cast<uint16_t>(w.y >> 16));
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < kMaxElems; ++i) {
       if (i < n) out[i] = half_bits_to_float(__ldg(p + i));
@@ -57,6 +66,12 @@ __device__ __forceinline__ void load_row(const void* base, int64_t off, int n, f
       }
       return;
     }
+    if (n == 4) {
+      const uint32_t w = __ldg(reinterpret_cast<const uint32_t*>(p));
+#pragma unroll
+      for (int i = 0; i < 4; ++i) out[i] = fp8_e4m3_to_float(static_cast<uint8_t>(byte_of(w, i)));
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < kMaxElems; ++i) {
       if (i < n) out[i] = fp8_e4m3_to_float(__ldg(p + i));
@@ -69,37 +84,58 @@ struct WarpState {
   float m[kMaxGroup], l[kMaxGroup], acc[kMaxGroup][kMaxElems];
 };
 
-// Positions [lo, hi) of one chunk; warp w takes lo + w, lo + w + kWarps, ...
+// One position's K/V row (this lane's n elements) into the warp's state.
+__device__ __forceinline__ void attend_position(const float (&qv)[kMaxGroup][kMaxElems], int gs, int n,
+                                                const float (&kr)[kMaxElems], const float (&vr)[kMaxElems],
+                                                WarpState& st) {
+#pragma unroll
+  for (int i = 0; i < kMaxGroup; ++i) {
+    if (i >= gs) break;
+    float s = 0.0f;
+#pragma unroll
+    for (int e = 0; e < kMaxElems; ++e) {
+      if (e < n) s = fmaf(qv[i][e], kr[e], s);
+    }
+    s = warp_sum(s);
+    const float m_new = fmaxf(st.m[i], s);
+    const float corr = expf(st.m[i] - m_new);  // 0 on the first position (m = -inf)
+    const float p = expf(s - m_new);
+    st.l[i] = st.l[i] * corr + p;
+#pragma unroll
+    for (int e = 0; e < kMaxElems; ++e) {
+      if (e < n) st.acc[i][e] = st.acc[i][e] * corr + p * vr[e];
+    }
+    st.m[i] = m_new;
+  }
+}
+
+// Positions [lo, hi) of one chunk; warp w takes lo + w, lo + w + kWarps, ...,
+// in that order, the K/V rows of kBatch of them loaded before the first is
+// used (one memory round trip per kBatch positions instead of per position;
+// the arithmetic and its order are the same as one position at a time).
+constexpr int kBatch = 4;
+
 template <KvPrecision kDtype>
 __device__ void attend_chunk(const AttnArgs& a, const float (&qv)[kMaxGroup][kMaxElems], int gs, int g,
                              const int32_t* table, int lo, int hi, WarpState& st) {
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   const int n = a.head_dim / kWarp;
-  for (int pos = lo + warp; pos < hi; pos += kWarps) {
-    const int64_t block = table[pos / a.block_size];
-    const int64_t off =
-        ((block * a.block_size + pos % a.block_size) * a.n_kv_heads + g) * a.head_dim + static_cast<int64_t>(lane) * n;
-    float kr[kMaxElems], vr[kMaxElems];
-    load_row<kDtype>(a.k, off, n, kr);
-    load_row<kDtype>(a.v, off, n, vr);
+  for (int pos0 = lo + warp; pos0 < hi; pos0 += kBatch * kWarps) {
+    float kb[kBatch][kMaxElems], vb[kBatch][kMaxElems];
 #pragma unroll
-    for (int i = 0; i < kMaxGroup; ++i) {
-      if (i >= gs) break;
-      float s = 0.0f;
+    for (int b = 0; b < kBatch; ++b) {
+      const int pos = pos0 + b * kWarps;
+      if (pos >= hi) break;
+      const int64_t block = table[pos / a.block_size];
+      const int64_t off = ((block * a.block_size + pos % a.block_size) * a.n_kv_heads + g) * a.head_dim +
+                          static_cast<int64_t>(lane) * n;
+      load_row<kDtype>(a.k, off, n, kb[b]);
+      load_row<kDtype>(a.v, off, n, vb[b]);
+    }
 #pragma unroll
-      for (int e = 0; e < kMaxElems; ++e) {
-        if (e < n) s = fmaf(qv[i][e], kr[e], s);
-      }
-      s = warp_sum(s);
-      const float m_new = fmaxf(st.m[i], s);
-      const float corr = expf(st.m[i] - m_new);  // 0 on the first position (m = -inf)
-      const float p = expf(s - m_new);
-      st.l[i] = st.l[i] * corr + p;
-#pragma unroll
-      for (int e = 0; e < kMaxElems; ++e) {
-        if (e < n) st.acc[i][e] = st.acc[i][e] * corr + p * vr[e];
-      }
-      st.m[i] = m_new;
+    for (int b = 0; b < kBatch; ++b) {
+      if (pos0 + b * kWarps >= hi) break;
+      attend_position(qv, gs, n, kb[b], vb[b], st);
     }
   }
 }
@@ -110,6 +146,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) attn_split_kernel(AttnArgs a) {
   __shared__ float s_ml[kWarps][kMaxGroup][2];
   __shared__ float s_acc[kWarps][kMaxGroup][kMaxAttnHeadDim];
   pdl_launch_dependents();  // the output GEMV may load its weights meanwhile
+  pdl_wait();               // q and the new K/V come from the kernel before (launched with PDL: pdl_small_on)
   const int t = blockIdx.x, chunk = blockIdx.z;
   const int g = blockIdx.y / a.subgroups;
   const int h0 = g * a.group + (blockIdx.y % a.subgroups) * kMaxGroup;
@@ -175,6 +212,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) attn_split_kernel(AttnArgs a) {
 __global__ void attn_combine_kernel(const float* __restrict__ part_acc, const float* __restrict__ part_ml, int n_splits,
                                     int head_dim, float* __restrict__ out) {
   pdl_launch_dependents();
+  pdl_wait();  // the chunks' partials come from attn_split_kernel
   const int64_t th = blockIdx.x;
   const float* ml = part_ml + 2 * th * n_splits;
   float m = -INFINITY;
@@ -192,6 +230,11 @@ __global__ void attn_combine_kernel(const float* __restrict__ part_acc, const fl
   out[th * head_dim + threadIdx.x] = l > 0.0f ? acc / l : 0.0f;
 }
 
+// Chunk lengths are multiples of this: 16 positions are one kBatch per warp,
+// so a short context (decode graphs bound it at 256 positions) spreads over
+// 16 chunks instead of 4 of 64 (measured: docs/perf-notes.md v12).
+constexpr int kSplitQuantum = kBatch * kWarps;
+
 int ceil_div(int64_t a, int64_t b) {
   return static_cast<int>((a + b - 1) / b);
 }
@@ -205,7 +248,13 @@ int choose_split_len(int n_tokens, int n_heads, int n_kv_heads, int max_context,
   const int64_t want = 4LL * std::max(1, sm_count);
   const int splits = static_cast<int>(std::max<int64_t>(1, (want + blocks - 1) / blocks));
   const int len = ceil_div(std::max(1, max_context), splits);
-  return std::max(64, ceil_div(len, 64) * 64);
+  // HEARTH_CUDA_ATTN_SPLIT_QUANTUM (a multiple of 16; 64 was the quantum before v12): A/B runs.
+  static const int quantum = [] {
+    const char* v = std::getenv("HEARTH_CUDA_ATTN_SPLIT_QUANTUM");
+    const int q = v != nullptr ? std::atoi(v) : 0;
+    return q > 0 && q % kSplitQuantum == 0 ? q : kSplitQuantum;
+  }();
+  return std::max(quantum, ceil_div(len, quantum) * quantum);
 }
 
 size_t paged_attention_workspace_bytes(int n_tokens, int n_heads, int head_dim, int max_context, int split_len) {
@@ -250,15 +299,14 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   const dim3 grid(static_cast<unsigned>(batch.n_tokens), static_cast<unsigned>(kv.n_kv_heads * a.subgroups),
                   static_cast<unsigned>(n_splits));
   HEARTH_CUDA_REQUIRE(grid.y <= 65535);
-  if (fp8) {
-    attn_split_kernel<KvPrecision::kFp8E4M3><<<grid, kWarps * kWarp, 0, stream>>>(a);
-  } else {
-    attn_split_kernel<KvPrecision::kF16><<<grid, kWarps * kWarp, 0, stream>>>(a);
-  }
+  HEARTH_CUDA_CHECK(launch_with_pdl(
+      pdl_small_on(), fp8 ? attn_split_kernel<KvPrecision::kFp8E4M3> : attn_split_kernel<KvPrecision::kF16>, grid,
+      kWarps * kWarp, 0, stream, a));
   HEARTH_CUDA_TRY(check_launch("attn_split_kernel"));
   if (n_splits == 1) return {};
-  attn_combine_kernel<<<static_cast<unsigned>(batch.n_tokens * params.n_heads), static_cast<unsigned>(kv.head_dim), 0,
-                        stream>>>(a.part_acc, a.part_ml, n_splits, kv.head_dim, out);
+  HEARTH_CUDA_CHECK(launch_with_pdl(
+      pdl_small_on(), attn_combine_kernel, dim3(static_cast<unsigned>(batch.n_tokens * params.n_heads)), kv.head_dim, 0,
+      stream, static_cast<const float*>(a.part_acc), static_cast<const float*>(a.part_ml), n_splits, kv.head_dim, out));
   return check_launch("attn_combine_kernel");
 }
 

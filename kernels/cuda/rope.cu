@@ -1,4 +1,5 @@
 #include "kernels/cuda/device_common.cuh"
+#include "kernels/cuda/rope.cuh"
 #include "kernels/cuda/rope.h"
 
 #include <cmath>
@@ -12,19 +13,7 @@ constexpr int kThreads = 128;
 __global__ void __launch_bounds__(kThreads) rope_kernel(float* x, const int32_t* __restrict__ positions, int head_dim,
                                                         int half, bool neox, float freq_scale, float theta_scale) {
   const int64_t t = blockIdx.x;
-  float* v = x + (t * gridDim.y + blockIdx.y) * head_dim;
-  const float theta0 = static_cast<float>(positions[t]) * freq_scale;
-  for (int i = threadIdx.x; i < half; i += kThreads) {
-    float theta = theta0;
-    for (int k = 0; k < i; ++k) theta = __fmul_rn(theta, theta_scale);  // the CPU's running product
-    float s = 0.0f, c = 0.0f;
-    sincosf(theta, &s, &c);
-    const int a = neox ? i : 2 * i;
-    const int b = neox ? i + half : 2 * i + 1;
-    const float x0 = v[a], x1 = v[b];
-    v[a] = __fsub_rn(__fmul_rn(x0, c), __fmul_rn(x1, s));
-    v[b] = __fadd_rn(__fmul_rn(x0, s), __fmul_rn(x1, c));
-  }
+  rope_head(x + (t * gridDim.y + blockIdx.y) * head_dim, positions[t], half, neox, freq_scale, theta_scale, kThreads);
 }
 
 }  // namespace

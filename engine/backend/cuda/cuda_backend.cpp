@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <cstring>
 
 #include "engine/core/log.h"
 #include "kernels/cuda/elementwise.h"
@@ -25,6 +27,35 @@ namespace {
 
 kc::DeviceMatrix device_matrix(const backend::Matrix& m) {
   return kc::DeviceMatrix{static_cast<kernels::GgmlType>(m.type), m.data, m.rows, m.cols, m.row_stride};
+}
+
+// An environment switch that is on unless set to "0" (fusion A/B runs).
+bool env_on(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}
+
+bool fuse_norm_on() {
+  static const bool on = env_on("HEARTH_CUDA_FUSE_NORM");
+  return on;
+}
+
+bool fuse_rope_kv_on() {
+  static const bool on = env_on("HEARTH_CUDA_FUSE_ROPE_KV");
+  return on;
+}
+
+// Op tags of skip_op (store_kv and attention carry their layer above the low byte).
+constexpr std::uint64_t kTagLinearMany = 4, kTagStoreKv = 7;
+
+kernels::RopeParams rope_params(const backend::RopeConfig& c) {
+  kernels::RopeParams rp;
+  rp.head_dim = c.head_dim;
+  rp.n_rot = c.head_dim;
+  rp.freq_base = c.base;
+  rp.freq_scale = 1.0f / c.scale;
+  rp.order = c.neox ? kernels::RopeOrder::kNeox : kernels::RopeOrder::kAdjacent;
+  return rp;
 }
 
 }  // namespace
@@ -92,6 +123,8 @@ Result<void> CudaBackend::do_begin_step(std::span<const SequenceStep> steps) {
     static_cast<void>(graphs_.end_capture(ctx_->stream(), graph_key_, 0, true));
   }
   graph_mode_ = StepGraphs::Mode::kEager;
+  pending_norm_ = {};
+  pending_rope_ = {};
   StepSizes sz = stage_inputs(steps);
   sz.split_len = kc::choose_split_len(static_cast<int>(sz.n_tokens), shape_.n_head, shape_.n_head_kv, sz.max_context,
                                       ctx_->sm_count());
@@ -133,6 +166,7 @@ Result<void> CudaBackend::do_begin_step(std::span<const SequenceStep> steps) {
 }
 
 Result<void> CudaBackend::do_finish_step() {
+  flush_pending();
   run_graph();
   // The step's work (and the logits' copy) is done when the stream is.
   const auto wait_t0 = std::chrono::steady_clock::now();
@@ -214,6 +248,8 @@ void CudaBackend::run_graph() {
 }
 
 bool CudaBackend::skip_op(std::uint64_t tag, const void* a, const void* b) {
+  // What waits for a fused neighbour goes first unless this op is that neighbour.
+  if (pending_norm_.set || pending_rope_.set) flush_pending(tag == kTagLinearMany, (tag & 0xffu) == kTagStoreKv);
   if (graph_mode_ != StepGraphs::Mode::kEager) {
     op_fingerprint_ = fingerprint_mix(op_fingerprint_, tag);
     op_fingerprint_ = fingerprint_mix(op_fingerprint_, reinterpret_cast<std::uintptr_t>(a));
@@ -229,7 +265,28 @@ bool CudaBackend::check(kc::Status status, const char* what) {
   return false;
 }
 
+void CudaBackend::flush_pending(bool keep_norm, bool keep_rope) {
+  if (pending_norm_.set && !keep_norm) {
+    const PendingNorm p = pending_norm_;
+    pending_norm_ = {};
+    check(kc::rmsnorm(p.x.data, p.weight, p.out.data, n_tokens_, p.x.width, p.eps, ctx_->stream()), "rms_norm");
+  }
+  if (pending_rope_.set && !keep_rope) {
+    const PendingRope p = pending_rope_;
+    pending_rope_ = {};
+    launch_rope(p);
+  }
+}
+
+void CudaBackend::launch_rope(const PendingRope& r) {
+  const std::int32_t* positions = ws_.ints.as<const std::int32_t>() + n_tokens_;
+  const kernels::RopeParams rp = rope_params(r.config);
+  if (!check(kc::rope(r.q.data, n_tokens_, r.n_q_heads, positions, rp, ctx_->stream()), "rope (q)")) return;
+  check(kc::rope(r.k.data, n_tokens_, r.n_k_heads, positions, rp, ctx_->stream()), "rope (k)");
+}
+
 void CudaBackend::mark_layer(std::uint32_t boundary) {
+  if (pending_norm_.set || pending_rope_.set) flush_pending();
   // A replayed graph records its own events.
   if (!timed_ || failed() || graph_mode_ == StepGraphs::Mode::kReplay) return;
   const bool capturing = graph_mode_ == StepGraphs::Mode::kCapture;
@@ -245,6 +302,10 @@ void CudaBackend::do_embed(const backend::Matrix& table, Activation out) {
 
 void CudaBackend::do_rms_norm(Activation x, const backend::Vector& weight, float eps, Activation out) {
   if (skip_op(2, x.data, out.data)) return;
+  if (fuse_norm_on() && n_tokens_ == 1 && !instrumented() && out.data != x.data && weight.data != nullptr) {
+    pending_norm_ = PendingNorm{true, x, out, weight.data, eps};  // for the linear_many after it
+    return;
+  }
   check(kc::rmsnorm(x.data, weight.data, out.data, n_tokens_, x.width, eps, ctx_->stream()), "rms_norm");
 }
 
@@ -320,7 +381,7 @@ void CudaBackend::do_linear(const backend::Matrix& w, Activation x, Activation y
 // quantized once, where the 8-bit path applies; each output bit-identical to
 // its own gemv either way). Larger steps: one product per matrix.
 void CudaBackend::do_linear_many(Activation x, std::span<const backend::LinearOut> outs) {
-  if (skip_op(4, x.data, outs.empty() ? nullptr : outs.front().y.data)) return;
+  if (skip_op(kTagLinearMany, x.data, outs.empty() ? nullptr : outs.front().y.data)) return;
   if (n_tokens_ == 1 && outs.size() <= static_cast<std::size_t>(kc::kMaxFused)) {
     std::array<kc::DeviceMatrix, kc::kMaxFused> m;
     std::array<kc::GemvOutput, kc::kMaxFused> y;
@@ -330,11 +391,25 @@ void CudaBackend::do_linear_many(Activation x, std::span<const backend::LinearOu
       y[i].y = outs[i].y.data;
       y[i].epilogue.bias = outs[i].bias.data;
     }
+    const int n = static_cast<int>(outs.size());
+    if (pending_norm_.set) {
+      const PendingNorm p = pending_norm_;
+      pending_norm_ = {};
+      const kc::GemvInputNorm norm{p.weight, p.eps, p.out.data};
+      if (p.out.data == x.data && p.x.width == x.width &&
+          kc::gemv_norm_fuses(kc::GemvOptions{}, y.data(), n, p.x.data, 1, norm)) {
+        check(kc::gemv_fused_norm(kc::GemvOptions{}, y.data(), n, p.x.data, norm, ctx_->stream()),
+              "gemv (fused, rms_norm input)");
+        return;
+      }
+      check(kc::rmsnorm(p.x.data, p.weight, p.out.data, n_tokens_, p.x.width, p.eps, ctx_->stream()), "rms_norm");
+    }
     check(kc::gemv_fused(kc::GemvOptions{}, y.data(), static_cast<int>(outs.size()), x.data,
                          static_cast<int>(n_tokens_), ctx_->stream()),
           "gemv (fused)");
     return;
   }
+  flush_pending();
   // mmq for all of them: x quantized once.
   bool quantized = false;
   if (!outs.empty() && n_tokens_ > 1) {
@@ -362,20 +437,31 @@ void CudaBackend::do_linear_residual(const backend::Matrix& w, Activation x, Act
 void CudaBackend::do_rope(Activation q, std::int32_t n_q_heads, Activation k, std::int32_t n_k_heads,
                           const backend::RopeConfig& c) {
   if (skip_op(6, q.data, k.data)) return;
-  const std::int32_t* positions = ws_.ints.as<const std::int32_t>() + n_tokens_;
-  kernels::RopeParams rp;
-  rp.head_dim = c.head_dim;
-  rp.n_rot = c.head_dim;
-  rp.freq_base = c.base;
-  rp.freq_scale = 1.0f / c.scale;
-  rp.order = c.neox ? kernels::RopeOrder::kNeox : kernels::RopeOrder::kAdjacent;
-  if (!check(kc::rope(q.data, n_tokens_, n_q_heads, positions, rp, ctx_->stream()), "rope (q)")) return;
-  check(kc::rope(k.data, n_tokens_, n_k_heads, positions, rp, ctx_->stream()), "rope (k)");
+  const PendingRope r{true, q, k, n_q_heads, n_k_heads, c};
+  if (fuse_rope_kv_on() && !instrumented() && n_k_heads == shape_.n_head_kv && c.head_dim == shape_.head_dim &&
+      k.width == std::int64_t{n_k_heads} * c.head_dim) {
+    pending_rope_ = r;  // for the store_kv after it
+    return;
+  }
+  launch_rope(r);
 }
 
 void CudaBackend::do_store_kv(std::int32_t layer, Activation k, Activation v) {
-  if (skip_op(7 + (static_cast<std::uint64_t>(layer) << 8), k.data, v.data)) return;
+  if (skip_op(kTagStoreKv + (static_cast<std::uint64_t>(layer) << 8), k.data, v.data)) return;
   const std::int32_t* slots = ws_.ints.as<const std::int32_t>() + 2 * n_tokens_;
+  if (pending_rope_.set) {
+    const PendingRope r = pending_rope_;
+    pending_rope_ = {};
+    if (r.k.data != k.data) {
+      launch_rope(r);
+    } else {
+      const std::int32_t* positions = ws_.ints.as<const std::int32_t>() + n_tokens_;
+      check(kc::rope_store_kv(layer_cache(layer), r.q.data, r.n_q_heads, k.data, v.data, positions, slots, n_tokens_,
+                              rope_params(r.config), ctx_->stream()),
+            "rope + store_kv");
+      return;
+    }
+  }
   check(kc::store_kv(layer_cache(layer), k.data, v.data, slots, n_tokens_, ctx_->stream()), "store_kv");
 }
 
@@ -422,16 +508,30 @@ void CudaBackend::do_logits(Activation x, const backend::Vector& norm, float eps
                             std::span<float> logits) {
   graph_logits_ = logits;
   if (skip_op(11, x.data, scratch.data) || sz_.n_logit_rows == 0) return;
+  const kc::DeviceMatrix out_m = device_matrix(output_);
+  const kc::GemvOutput one{&out_m, ws_.logits.as<float>(), {}};
+  const float* first = x.data + logit_rows_.front().row * x.width;
+  const kc::GemvInputNorm fused_norm{norm.data, eps, scratch.data};
   std::int64_t out_rows = 0;
-  for (const LogitRows& r : logit_rows_) {
-    if (!check(kc::rmsnorm(x.data + r.row * x.width, norm.data, scratch.data + out_rows * scratch.width, r.count,
-                           x.width, eps, ctx_->stream()),
-               "output norm")) {
+  if (fuse_norm_on() && !instrumented() && sz_.n_logit_rows == 1 &&
+      kc::gemv_norm_fuses(kc::GemvOptions{}, &one, 1, first, 1, fused_norm)) {
+    // One row: the output norm runs in the output product's prologue.
+    if (!check(kc::gemv_fused_norm(kc::GemvOptions{}, &one, 1, first, fused_norm, ctx_->stream()),
+               "output norm + gemv")) {
       return;
     }
-    out_rows += r.count;
+    out_rows = 1;
+  } else {
+    for (const LogitRows& r : logit_rows_) {
+      if (!check(kc::rmsnorm(x.data + r.row * x.width, norm.data, scratch.data + out_rows * scratch.width, r.count,
+                             x.width, eps, ctx_->stream()),
+                 "output norm")) {
+        return;
+      }
+      out_rows += r.count;
+    }
+    linear(output_, scratch.data, out_rows, ws_.logits.as<float>(), nullptr, nullptr, nullptr);
   }
-  linear(output_, scratch.data, out_rows, ws_.logits.as<float>(), nullptr, nullptr, nullptr);
   if (graph_mode_ != StepGraphs::Mode::kEager) return;
   const std::size_t bytes = static_cast<std::size_t>(out_rows * output_.rows) * sizeof(float);
   check(kc::Status{cudaMemcpyAsync(logits.data(), ws_.logits.get(), bytes, cudaMemcpyDeviceToHost, ctx_->stream()),

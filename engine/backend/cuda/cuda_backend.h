@@ -149,6 +149,28 @@ class CudaBackend final : public backend::Ops {
   void do_logits(backend::Activation x, const backend::Vector& norm, float eps, backend::Activation scratch,
                  std::span<float> logits) override;
 
+  // Fusion of neighbouring ops (one-token steps, uninstrumented): rms_norm
+  // waits for the linear_many it feeds (the norm then runs in the q8 GEMV's
+  // prologue), rope for the store_kv after it (one rope + store launch). Any
+  // other op, a layer mark or the step's end launches what waits first, so
+  // the results are those of the unfused ops (bit-identical kernels).
+  // HEARTH_CUDA_FUSE_NORM=0 / HEARTH_CUDA_FUSE_ROPE_KV=0 turn them off (A/B).
+  struct PendingNorm {
+    bool set = false;
+    backend::Activation x, out;
+    const float* weight = nullptr;
+    float eps = 0.0f;
+  };
+  struct PendingRope {
+    bool set = false;
+    backend::Activation q, k;
+    std::int32_t n_q_heads = 0, n_k_heads = 0;
+    backend::RopeConfig config;
+  };
+  // Launches the waiting norm (unless keep_norm) and rope (unless keep_rope).
+  void flush_pending(bool keep_norm = false, bool keep_rope = false);
+  void launch_rope(const PendingRope& r);
+
   // Keeps the first failure of the step (later ops are skipped); false when
   // the step has already failed or `status` is one.
   bool check(kernels::cuda::Status status, const char* what);
@@ -222,6 +244,8 @@ class CudaBackend final : public backend::Ops {
   std::chrono::steady_clock::time_point events_t0_;  // host time event 0 was recorded
   double host_wait_us_ = 0;                          // finish_step's synchronize
   std::uint64_t step_count_ = 0;
+  PendingNorm pending_norm_;
+  PendingRope pending_rope_;
   // memory()'s cached cudaMemGetInfo (memory() is const and may be called from any thread).
   mutable std::mutex device_info_mu_;
   mutable DeviceMemoryInfo device_info_;
