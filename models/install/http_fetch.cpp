@@ -77,9 +77,10 @@ Result<void> get(Url url, const httplib::Headers& headers, const HttpOptions& op
           return !stopped;
         },
         [&](const char* data, std::size_t n) {
-          if (options.cancel && options.cancel->load()) stopped = make_error(ErrorCode::kCancelled, "cancelled");
-          if (!stopped) {
-            if (auto ok = chunk(data, n); !ok) stopped = std::move(ok).error();
+          // What arrived is kept (written) before a cancel stops the transfer.
+          if (auto ok = chunk(data, n); !ok) stopped = std::move(ok).error();
+          if (!stopped && options.cancel && options.cancel->load()) {
+            stopped = make_error(ErrorCode::kCancelled, "cancelled");
           }
           return !stopped;
         });

