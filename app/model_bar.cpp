@@ -164,7 +164,7 @@ void ModelBar::refreshInstalled() {
     models_->addItem(QStringLiteral("%1 (%2)").arg(name, format_bytes(static_cast<std::int64_t>(m.size_bytes))), path);
     models_->setItemData(models_->count() - 1, path, Qt::ToolTipRole);
   }
-  if (!keep.isEmpty()) selectPath(keep);
+  if (!keep.isEmpty() && QFileInfo::exists(keep)) selectPath(keep);  // a deleted file is not offered again
 }
 
 QString ModelBar::selectedPath() const {

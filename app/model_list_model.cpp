@@ -72,7 +72,6 @@ void ModelListModel::refresh() {
 void ModelListModel::addOpenedFile(const QString& path) {
   if (path.isEmpty() || opened_.contains(path) || path.contains(QLatin1String("://"))) return;
   opened_ << path;
-  refresh();
 }
 
 void ModelListModel::setInstalling(const QString& catalog_name, int percent) {

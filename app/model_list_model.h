@@ -27,7 +27,7 @@ class ModelListModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
   void refresh();                           // re-reads the models folder
-  void addOpenedFile(const QString& path);  // a GGUF outside the folder, listed from now on
+  void addOpenedFile(const QString& path);  // a GGUF outside the folder, listed from the next refresh()
   // The row of an install in progress shows its percentage (-1: none running).
   void setInstalling(const QString& catalog_name, int percent);
   const models::CatalogEntry* entryAt(int row) const;

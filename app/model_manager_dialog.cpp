@@ -107,7 +107,7 @@ void ModelManagerDialog::refresh() {
 void ModelManagerDialog::setLoadedPath(const QString& path) {
   loaded_path_ = path;
   model_->addOpenedFile(path);
-  updateButtons();
+  refresh();  // keeps the selection
 }
 
 void ModelManagerDialog::updateButtons() {

@@ -111,7 +111,8 @@ class Installer {
         dir_(options.models_dir.empty() ? models_dir() : options.models_dir),
         staging_(staging_dir(dir_)),
         assembled_(staging_ / (e_.file + ".assembling")),
-        state_path_(staging_ / (e_.file + ".state")), http_(options.http) {
+        state_path_(staging_ / (e_.file + ".state")),
+        http_(options.http) {
     http_.cancel = options.cancel;  // one flag stops the transfers and the extraction
   }
 
