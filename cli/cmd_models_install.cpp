@@ -103,7 +103,8 @@ void run_install(const std::string& name, bool json) {
 }
 
 void run_delete(const std::string& name, bool json) {
-  const auto deleted = unwrap(models::install::delete_model(name, models::models_dir()));
+  const std::string& target = name == "default" ? models::builtin_catalog().default_name : name;
+  const auto deleted = unwrap(models::install::delete_model(target, models::models_dir()));
   if (json) {
     std::cout << nlohmann::json{{"deleted", deleted.path.string()}, {"size_bytes", deleted.size_bytes}}.dump(2) << "\n";
     return;
