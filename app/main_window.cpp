@@ -215,6 +215,10 @@ void MainWindow::connectParts() {
     if (m && m->endpoint.isEmpty()) loadModel(m->path);  // the new device takes effect now
   });
   connect(model_bar_, &ModelBar::remoteRequested, this, &MainWindow::askForRemoteEndpoint);
+#if defined(HEARTH_APP_HAVE_INSTALL)
+  model_bar_->setManagerAvailable(true);
+  connect(model_bar_, &ModelBar::managerRequested, this, [this] { showModelManager(); });
+#endif
   auto* serve = new ServeToggle(*engine_, model_bar_);  // "Serve this model" and its URL, at the bar's end
   model_bar_->layout()->addWidget(serve);
   connect(serve, &ServeToggle::failed, banner_, [this](const QString& message) { banner_->showError(message); });

@@ -41,6 +41,7 @@ class LatencyAdvisor;
 class LogModel;
 struct LoadedModel;
 class ModelBar;
+class ModelManagerDialog;
 class PerfDock;
 class ProfilerDock;
 class StatsHistoryModel;
@@ -77,6 +78,9 @@ class MainWindow : public QMainWindow {
   Theme theme() const { return theme_; }
   void setTheme(Theme theme);
   HistoryWindow* showHistoryWindow();  // the prompt history window: made on first use, then raised
+  // The model manager (main_window_models.cpp): made on first use, then raised; null
+  // where the build has no installer (no cpp-httplib or zlib).
+  ModelManagerDialog* showModelManager();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -118,6 +122,7 @@ class MainWindow : public QMainWindow {
   LogModel* log_ = nullptr;
   spdlog::sink_ptr log_sink_;
   ModelBar* model_bar_ = nullptr;
+  ModelManagerDialog* model_manager_ = nullptr;
   Banner* banner_ = nullptr;
   ChatView* chat_view_ = nullptr;
   InputBox* input_ = nullptr;

@@ -51,6 +51,17 @@ void MainWindow::buildMenus() {
   remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   conversations_->addAction(remove);
 
+  QMenu* model = menuBar()->addMenu(tr("&Model"));
+  model->setObjectName(QStringLiteral("modelMenu"));
+  model->addAction(tr("&Open model\u2026"), model_bar_, &ModelBar::openFileDialog);
+  QAction* manager = model->addAction(tr("Model &manager\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
+                                      [this] { showModelManager(); });
+  manager->setObjectName(QStringLiteral("modelManagerAction"));
+#if !defined(HEARTH_APP_HAVE_INSTALL)
+  manager->setEnabled(false);  // this build has no installer
+#endif
+  model->addAction(tr("Refresh installed models"), model_bar_, &ModelBar::refreshInstalled);
+
   QMenu* view = menuBar()->addMenu(tr("&View"));
   QAction* show_conversations = conversations_->toggleViewAction();
   show_conversations->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));

@@ -52,6 +52,12 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   open_->setText(QStringLiteral("\u2026"));
   open_->setToolTip(tr("Open a GGUF file (Ctrl+O)"));
   layout->addWidget(open_);
+  manage_ = new QToolButton(this);
+  manage_->setObjectName(QStringLiteral("manageModelsButton"));
+  manage_->setText(QStringLiteral("+"));
+  manage_->setToolTip(tr("Model manager: install, delete and load models (Ctrl+Shift+M)"));
+  manage_->hide();  // until the main window says the installer is there
+  layout->addWidget(manage_);
   load_ = new QPushButton(tr("Load"), this);
   load_->setObjectName(QStringLiteral("loadButton"));
   unload_ = new QPushButton(tr("Unload"), this);
@@ -95,6 +101,7 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   context_->setToolTip(tr("Context use: tokens of this conversation / context length"));
 
   connect(open_, &QToolButton::clicked, this, &ModelBar::openFileDialog);
+  connect(manage_, &QToolButton::clicked, this, &ModelBar::managerRequested);
   connect(load_, &QPushButton::clicked, this, [this] {
     if (!selectedPath().isEmpty()) emit loadRequested(selectedPath());
   });
@@ -109,6 +116,10 @@ void ModelBar::setDeviceSetting(const QString& device) {
   // Short (the bar must fit a narrow window); the tooltip and the menu say the rest.
   device_button_->setText(device == QLatin1String("auto") ? tr("Auto") : device.toUpper());
   for (QAction* a : device_menu_->actions()) a->setChecked(a->data().toString() == device);
+}
+
+void ModelBar::setManagerAvailable(bool available) {
+  manage_->setVisible(available);
 }
 
 void ModelBar::fillDeviceMenu() {
@@ -153,7 +164,7 @@ void ModelBar::refreshInstalled() {
     models_->addItem(QStringLiteral("%1 (%2)").arg(name, format_bytes(static_cast<std::int64_t>(m.size_bytes))), path);
     models_->setItemData(models_->count() - 1, path, Qt::ToolTipRole);
   }
-  if (!keep.isEmpty()) selectPath(keep);
+  if (!keep.isEmpty() && QFileInfo::exists(keep)) selectPath(keep);  // a deleted file is not offered again
 }
 
 QString ModelBar::selectedPath() const {

@@ -1,5 +1,5 @@
 // The model bar above the chat: which model (installed models from the models
-// folder, or any GGUF through a file dialog), Load / Unload with a busy
+// folder, or any GGUF through a file dialog; the model manager's button), Load / Unload with a busy
 // indicator, and what the loaded model is: device (and why, for "auto"),
 // weight format and KV precision, context use; for a remote endpoint, its
 // address. Its device menu lists Automatic, the CPU and each CUDA device with
@@ -36,6 +36,8 @@ class ModelBar : public QWidget {
 
   // The device setting the menu shows as chosen ("auto", "cpu", "cuda:N").
   void setDeviceSetting(const QString& device);
+  // The model manager button: shown where the build has the installer.
+  void setManagerAvailable(bool available);
   QString deviceSetting() const { return device_setting_; }
   // Where the menu's entries come from (hearth::list_devices unless a test says otherwise).
   void setDeviceLister(std::function<std::vector<DeviceInfo>()> lister) { list_devices_ = std::move(lister); }
@@ -53,6 +55,7 @@ class ModelBar : public QWidget {
   void unloadRequested();
   void deviceChosen(const QString& device);  // "auto", "cpu" or "cuda:N", from the device menu
   void remoteRequested();                    // "Remote endpoint...", from the device menu
+  void managerRequested();                   // the model manager button
 
  private:
   void showContext();
@@ -61,6 +64,7 @@ class ModelBar : public QWidget {
 
   QComboBox* models_ = nullptr;
   QToolButton* open_ = nullptr;
+  QToolButton* manage_ = nullptr;
   QPushButton* load_ = nullptr;
   QPushButton* unload_ = nullptr;
   QProgressBar* progress_ = nullptr;

