@@ -22,6 +22,7 @@ void read_file(AppSettings& out) {
     return;
   }
   out.values = std::move(loaded->settings);
+  out.first_start = loaded->first_start;
   for (const std::string& w : loaded->warnings) out.warnings << qs(w);
 }
 
@@ -52,6 +53,7 @@ models::RunConfig run_config_of(const settings::Settings& s) {
   c.device = s.device;
   c.context_length = s.context_length;
   c.kv_precision = s.kv_precision;
+  c.quant = s.weight_format;
   c.max_sequences = 4;
   return c;
 }

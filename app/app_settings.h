@@ -20,7 +20,8 @@ namespace hearth::app {
 struct AppSettings {
   std::filesystem::path path;  // the file; empty: nowhere to save (no config folder, or it could not be read)
   settings::Settings values;
-  QStringList warnings;  // from loading: replaced values, a corrupt or unreadable file; each names the key or file
+  QStringList warnings;      // from loading: replaced values, a corrupt or unreadable file; each names the key or file
+  bool first_start = false;  // no settings file yet: the app chooses for this machine (models/recommend.h)
 };
 
 // Loads `path`, or settings::default_settings_path() when empty. Never fails:

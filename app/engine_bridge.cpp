@@ -6,6 +6,7 @@ namespace hearth::app {
 
 void register_engine_metatypes() {
   qRegisterMetaType<LoadedModel>();
+  qRegisterMetaType<ChosenDefaults>();
   qRegisterMetaType<GenerationRequest>();
   qRegisterMetaType<GenerationDone>();
   qRegisterMetaType<TokenCountRequest>();
@@ -23,6 +24,7 @@ EngineBridge::EngineBridge(QObject* parent) : ChatBackend(parent), worker_(new E
     loading_ = true;
     emit loadStarted(path);
   });
+  connect(worker_, &EngineWorker::defaultsChosen, this, &EngineBridge::defaultsChosen);
   connect(worker_, &EngineWorker::modelLoaded, this, [this](const LoadedModel& model) {
     loading_ = false;
     model_ = model;
@@ -60,6 +62,13 @@ void EngineBridge::loadModel(const QString& path_or_name, const models::RunConfi
   loading_ = true;
   QMetaObject::invokeMethod(
       worker_, [w = worker_, path_or_name, config] { w->loadModel(path_or_name, config); }, Qt::QueuedConnection);
+}
+
+void EngineBridge::loadModelChoosingDefaults(const QString& path_or_name, const models::RunConfig& config) {
+  loading_ = true;
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, path_or_name, config] { w->loadModelChoosingDefaults(path_or_name, config); },
+      Qt::QueuedConnection);
 }
 
 void EngineBridge::connectRemote(const QString& url, const QString& api_key, const QString& model) {

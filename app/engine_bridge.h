@@ -27,6 +27,8 @@ class EngineBridge final : public ChatBackend {
   ~EngineBridge() override;  // cancels, drops the engine, joins the thread
 
   void loadModel(const QString& path_or_name, const models::RunConfig& config);
+  // EngineWorker::loadModelChoosingDefaults: the first start's load; defaultsChosen() before the load's signals.
+  void loadModelChoosingDefaults(const QString& path_or_name, const models::RunConfig& config);
   void unloadModel();
   // A remote endpoint as the model (EngineWorker::connectRemote): the same signals as a load.
   void connectRemote(const QString& url, const QString& api_key, const QString& model);
@@ -45,6 +47,7 @@ class EngineBridge final : public ChatBackend {
 
  signals:
   void loadStarted(const QString& path);
+  void defaultsChosen(const hearth::app::ChosenDefaults& chosen);
   void modelLoaded(const hearth::app::LoadedModel& model);
   void loadFailed(const QString& path, const QString& message);
   void modelUnloaded();

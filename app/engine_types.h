@@ -4,6 +4,7 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <string>
@@ -33,6 +34,15 @@ struct LoadedModel {
   // Continue (an answer cut at the token limit) works: a local model, or a
   // remote endpoint that honours continue_final_message (hearth-server).
   bool continues = true;
+};
+
+// What the app chose for this machine at its first start (models/recommend.h):
+// the settings it will keep, and why, one line per choice.
+struct ChosenDefaults {
+  QString device;  // "cpu" or "cuda:N"
+  int context_length = 0;
+  QString kv_precision;  // "f16", "q8_0", "fp8"
+  QStringList reasons;
 };
 
 // One answer to produce. `tag` is the caller's handle (the assistant message id).
@@ -73,6 +83,7 @@ struct StatsSample {
 }  // namespace hearth::app
 
 Q_DECLARE_METATYPE(hearth::app::LoadedModel)
+Q_DECLARE_METATYPE(hearth::app::ChosenDefaults)
 Q_DECLARE_METATYPE(hearth::app::GenerationRequest)
 Q_DECLARE_METATYPE(hearth::app::GenerationDone)
 Q_DECLARE_METATYPE(hearth::app::TokenCountRequest)

@@ -8,8 +8,10 @@
 
 #include "app/batching_sink.h"
 #include "engine/core/log.h"
+#include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
 #include "models/catalog.h"
+#include "models/recommend.h"
 #include "models/run_config.h"
 
 namespace hearth::app {
@@ -84,6 +86,40 @@ void EngineWorker::loadModel(const QString& path_or_name, const models::RunConfi
     log::get("app")->warn("could not reopen {}", previous->first.toStdString());
   }
   if (!engine_) emit modelUnloaded();
+}
+
+void EngineWorker::loadModelChoosingDefaults(const QString& path_or_name, const models::RunConfig& config) {
+  models::RunConfig chosen = config;
+  // The file is mapped only while the recommendation reads it.
+  const auto recommend = [&]() -> Result<models::Recommendation> {
+    HEARTH_ASSIGN_OR_RETURN(const auto path, models::resolve_model(path_or_name.toStdString()));
+    HEARTH_ASSIGN_OR_RETURN(const auto file, gguf::GgufFile::open(path));
+    return models::recommend(*file, models::this_machine(true), config);
+  };
+  const Result<models::Recommendation> recommended = recommend();
+  if (recommended && recommended->fits) {
+    const models::RunConfig& r = recommended->config;
+    chosen.device = r.device;
+    chosen.context_length = recommended->plan.context_length;
+    chosen.kv_precision = r.kv_precision;
+    chosen.max_sequences = r.max_sequences;
+    chosen.max_batch_tokens = r.max_batch_tokens;
+    ChosenDefaults out;
+    out.device = qs(r.device);
+    out.context_length = recommended->plan.context_length;
+    out.kv_precision = QString::fromLatin1(to_string(r.kv_precision));
+    for (const std::string& why : recommended->reasons) {
+      out.reasons << qs(why);
+      log::get("app")->info("first start, chosen for this machine: {}", why);
+    }
+    emit defaultsChosen(out);
+  } else if (!recommended) {
+    log::get("app")->warn("first start: no recommendation for {} ({}); loading with the defaults",
+                          path_or_name.toStdString(), recommended.error().describe());
+  } else {
+    log::get("app")->warn("first start: {}", recommended->reasons.empty() ? "" : recommended->reasons.front());
+  }
+  loadModel(path_or_name, chosen);
 }
 
 // Loads and starts `path_or_name`; emits modelLoaded() on success. The error otherwise.

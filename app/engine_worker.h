@@ -38,6 +38,11 @@ class EngineWorker : public QObject {
   // max_sequences: one user, maybe a regeneration running). A model that
   // cannot be loaded leaves the loaded one in place (see the .cpp).
   void loadModel(const QString& path_or_name, const hearth::models::RunConfig& config);
+  // The first start's load: the device, context, KV precision and batch
+  // limits recommended for this machine (models/recommend.h: free memory,
+  // bandwidth, the model) replace `config`'s, defaultsChosen() says what and
+  // why, then loadModel(). A model that cannot be read loads as asked.
+  void loadModelChoosingDefaults(const QString& path_or_name, const hearth::models::RunConfig& config);
   void unloadModel();
   // A remote OpenAI-compatible endpoint becomes the model (engine_worker_remote.cpp):
   // its /models is asked first (`model` "" : its only one), so an unreachable
@@ -59,6 +64,7 @@ class EngineWorker : public QObject {
 
  signals:
   void loadStarted(const QString& path);
+  void defaultsChosen(const hearth::app::ChosenDefaults& chosen);
   void modelLoaded(const hearth::app::LoadedModel& model);
   void loadFailed(const QString& path, const QString& message);
   void modelUnloaded();

@@ -223,6 +223,7 @@ void MainWindow::connectParts() {
   model_bar_->layout()->addWidget(serve);
   connect(serve, &ServeToggle::failed, banner_, [this](const QString& message) { banner_->showError(message); });
   connect(e, &EngineBridge::loadStarted, model_bar_, &ModelBar::setLoading);
+  connect(e, &EngineBridge::defaultsChosen, this, &MainWindow::adoptChosenDefaults);
   connect(e, &EngineBridge::modelLoaded, this, [this](const LoadedModel& m) {
     model_bar_->setLoaded(m);
     controller_->recountContext();  // an answer without a record is counted by the model's tokenizer
@@ -333,7 +334,7 @@ void MainWindow::setTheme(Theme theme) {
 
 void MainWindow::loadModel(const QString& path_or_name) {
   models::RunConfig config = run_config_of(settings_.values);
-  config.quant = quant_override_;  // "" unless a latency suggestion chose a coarser format
+  if (!quant_override_.empty()) config.quant = quant_override_;  // a latency suggestion chose a coarser format
   engine_->loadModel(path_or_name, config);
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QStringList>
 
 #include <map>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <spdlog/sinks/sink.h>
 
 #include "app/app_settings.h"
+#include "app/engine_types.h"
 #include "app/generation_panel.h"
 #include "app/theme.h"
 
@@ -40,6 +42,7 @@ class InputBox;
 class LatencyAdvisor;
 class LogModel;
 struct LoadedModel;
+class LoadOptionsDialog;
 class ModelBar;
 class ModelManagerDialog;
 class PerfDock;
@@ -48,10 +51,13 @@ class StatsHistoryModel;
 class StorageService;
 
 struct MainWindowOptions {
-  QString model;                  // path or catalog name; empty: the last one used, else the catalog default
-  QString database_path;          // empty: default_database_path()
-  QString settings_path;          // empty: settings::default_settings_path()
-  bool load_model = true;         // false: start with nothing loaded (screenshots of the empty state)
+  QString model;           // path or catalog name; empty: the last one used, else the catalog default
+  QString database_path;   // empty: default_database_path()
+  QString settings_path;   // empty: settings::default_settings_path()
+  bool load_model = true;  // false: start with nothing loaded (screenshots of the empty state)
+  // The first start (no settings file): the device, context and KV precision
+  // chosen for this machine (models/recommend.h) and kept in the settings.
+  bool choose_defaults = true;
   bool restore_state = true;      // false: ignore the saved geometry, dock layout and conversation
   std::optional<int> max_tokens;  // per answer; overrides the settings' default for this session (tests)
   std::optional<Theme> theme;     // overrides the saved choice for this session (not saved)
@@ -65,6 +71,9 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   ChatController* controller() const { return controller_.get(); }
+  // File > Load with options: the estimate of each choice, then a load with the choice kept in the settings.
+  void openLoadOptions();
+  LoadOptionsDialog* loadOptionsDialog() const { return load_options_; }  // while open (tests)
   EngineBridge* engine() const { return engine_.get(); }
   StorageService* storage() const { return storage_.get(); }
   StatsHistoryModel* history() const { return history_; }
@@ -107,6 +116,7 @@ class MainWindow : public QMainWindow {
   // The remote endpoint (main_window_remote.cpp): at start the one last used,
   // if the app was on it, else the local model; remembered when used.
   void startModel(const MainWindowOptions& options);
+  void adoptChosenDefaults(const ChosenDefaults& chosen);  // the first start's choice becomes the settings
   void askForRemoteEndpoint();
   void rememberBackend(const LoadedModel& model);  // settings: the endpoint in use, or none
   // A failed connection to the endpoint tried at start: the banner says so and
@@ -133,6 +143,9 @@ class MainWindow : public QMainWindow {
   PerfDock* perf_dock_ = nullptr;
   ProfilerDock* profiler_dock_ = nullptr;
   LatencyAdvisor* advisor_ = nullptr;
+  QStringList chosen_reasons_;
+  LoadOptionsDialog* load_options_ =
+      nullptr;                  // why the first start chose what it did (the load options dialog shows them)
   std::string quant_override_;  // a weight format from an accepted latency suggestion (this session)
   QDockWidget* log_dock_ = nullptr;
   QDockWidget* prompt_dock_ = nullptr;  // the prompt library (PromptLibraryPanel)

@@ -26,6 +26,8 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&New conversation"), QKeySequence::New, c, &ChatController::newConversation);
   file->addAction(tr("&Open model\u2026"), QKeySequence::Open, model_bar_, &ModelBar::openFileDialog);
   file->addAction(tr("Refresh installed models"), model_bar_, &ModelBar::refreshInstalled);
+  file->addAction(tr("&Load with options\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
+                  &MainWindow::openLoadOptions);
   file->addSeparator();
   add_export_menu(file, this, storage_.get(), c, banner_);
   file->addSeparator();

@@ -22,6 +22,10 @@ void MainWindow::startModel(const MainWindowOptions& options) {
   }
   const QString model = initialModel(options);
   model_bar_->selectPath(model);
+  if (settings_.first_start && options.choose_defaults) {
+    engine_->loadModelChoosingDefaults(model, run_config_of(s));
+    return;
+  }
   loadModel(model);
 }
 

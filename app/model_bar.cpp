@@ -171,6 +171,12 @@ QString ModelBar::selectedPath() const {
   return models_->currentData().toString();
 }
 
+QStringList ModelBar::paths() const {
+  QStringList out;
+  for (int i = 0; i < models_->count(); ++i) out << models_->itemData(i).toString();
+  return out;
+}
+
 void ModelBar::selectPath(const QString& path) {
   int index = models_->findData(path);
   if (index < 0) {

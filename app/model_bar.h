@@ -31,6 +31,7 @@ class ModelBar : public QWidget {
 
   void refreshInstalled();  // re-reads models::installed_models()
   QString selectedPath() const;
+  QStringList paths() const;             // every model the list offers, in its order
   void selectPath(const QString& path);  // adds it to the list when missing
   void forgetPath(const QString& path);  // a file that would not load leaves the list
 

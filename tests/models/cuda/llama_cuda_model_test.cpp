@@ -134,6 +134,17 @@ TEST(CudaSmolLM2Shape, LogitsMatchCpu) {
   std::filesystem::remove(*path);
 }
 
+// Qwen2-7B's shape (3584 wide, 28 layers, 28 query heads over 4 KV heads,
+// QKV biases, 152064 tokens) with random Q4_0 weights: a 7B model at its real
+// size on the GPU (4.4 GB of weights), against the CPU on the same file.
+TEST(CudaQwen2_7BShape, LogitsMatchCpu) {
+  SKIP_WITHOUT_CUDA();
+  auto path = write_shaped_model("qwen2-7b", "Q4_0", 5);
+  ASSERT_TRUE(path.ok()) << path.error().message;
+  compare_logits(*path, false, 5e-2, "synthetic qwen2-7b Q4_0");
+  std::filesystem::remove(*path);
+}
+
 // Greedy decoding of every prompt for `n_new` tokens, batched (the prompts'
 // prefills in one step on the cuBLAS path, then one token each: 8 sequences
 // on the GEMV path), both models fed the CPU's choice (teacher forcing, so one
