@@ -107,7 +107,7 @@ for n in 16 64; do
   note "hearth $n streams: aggregate single = $v"
   res "conc_$n" "${v%% *}"
 done
-cp $W/gen_err.log $W/hb_err.log $OUT/ 2>/dev/null
+cat $W/gen_err.log $W/hb_err.log >$OUT/hearth_err.log 2>/dev/null # at most 8 files come back
 note "hearth rows done at $(el) s"
 while [ ! -f /tmp/llama.done ] && [ "$(el)" -lt "${LLAMA_WAIT:-265}" ]; do sleep 2; done
 note "llama.cpp build: $(cat /tmp/llama.done 2>/dev/null || echo 'not finished') at $(el) s"
@@ -132,8 +132,13 @@ PY
   lb 8bk 8bk -p 512 -n 128 -r 3
   lb smol smol -p 512 -n 128 -r 3
   lb ctx 8b -p 0 -n 64 -d 4096 -r 2
-  timeout 90 $LB/llama-batched-bench -m $M/8b.gguf -ngl 99 -fa 1 -c 20480 -npp 128 -ntg 128 -npl 16,64 \
-    --output-format jsonl >$W/llama_batched.txt 2>>$OUT/llama_run.log
+  # Flash attention is spelt `-fa on` in newer common arguments and a bare `-fa` in older ones (the
+  # llama-cpp-python 0.3.16 sources; `-fa 1` is refused there): the first spelling that runs.
+  for fa in "-fa on" "-fa"; do
+    timeout 90 $LB/llama-batched-bench -m $M/8b.gguf -ngl 99 $fa -c 20480 -npp 128 -ntg 128 -npl 16,64 \
+      --output-format jsonl >$W/llama_batched.txt 2>>$OUT/llama_run.log
+    grep -q '^{' $W/llama_batched.txt && break
+  done
   python3 - "$W/llama_batched.txt" "$R" <<'PY' | tee -a $S
 import json, sys
 with open(sys.argv[2], "a") as r:

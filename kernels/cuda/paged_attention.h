@@ -5,7 +5,10 @@
 // chunks of split_len positions; one thread block per (token, kv head, group of
 // up to 4 query heads, chunk) runs an online softmax over its chunk and leaves
 // (max, sum, unnormalised output); a combine kernel merges the chunks. With a
-// single chunk the first kernel writes the output directly.
+// single chunk the first kernel writes the output directly. The default (wide,
+// v13) kernels read K/V rows with 16-byte loads, several rows a warp
+// instruction and 4 a worker in flight, and merge the chunks with the threads
+// of a block split over them; AttentionKernel selects the older ones.
 #pragma once
 
 #include <cuda_runtime_api.h>
