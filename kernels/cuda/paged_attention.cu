@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace hearth::kernels::cuda {
 namespace {
@@ -230,6 +231,278 @@ __global__ void attn_combine_kernel(const float* __restrict__ part_acc, const fl
   out[th * head_dim + threadIdx.x] = l > 0.0f ? acc / l : 0.0f;
 }
 
+// ---- The wide path (v13, the default): 16-byte K/V loads, many rows in flight ----
+//
+// A worker is kLanes consecutive lanes of a warp that own one K/V row at a
+// time, kWideElems elements a lane (f16: one 16-byte load; fp8: 8 bytes), so
+// a warp reads 32 / kLanes rows with one instruction; each worker loads the K
+// and V rows of kWideRows positions before it uses the first, and keeps its own
+// online-softmax state (one correction per kWideRows positions, not per
+// position). head_dim = 8 * kLanes: 32, 64, 128 or 256 (others take the v12 path).
+constexpr int kWideElems = 8;
+constexpr int kWideRows = 4;
+constexpr int kWideWarps = 4;
+constexpr int kWideThreads = kWideWarps * kWarp;
+constexpr int kWideMinBlocks = 4;  // resident blocks per SM that the register budget allows
+
+template <KvPrecision kDtype>
+struct WideRaw;  // one lane's kWideElems raw elements
+template <>
+struct WideRaw<KvPrecision::kF16> {
+  uint4 w;
+};
+template <>
+struct WideRaw<KvPrecision::kFp8E4M3> {
+  uint2 w;
+};
+
+template <KvPrecision kDtype>
+__device__ __forceinline__ WideRaw<kDtype> wide_load(const void* base, int64_t off) {
+  if constexpr (kDtype == KvPrecision::kF16) {
+    return {__ldg(reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(base) + off))};
+  } else {
+    return {__ldg(reinterpret_cast<const uint2*>(static_cast<const uint8_t*>(base) + off))};
+  }
+}
+
+template <KvPrecision kDtype>
+__device__ __forceinline__ WideRaw<kDtype> wide_zero() {
+  if constexpr (kDtype == KvPrecision::kF16) {
+    return {make_uint4(0, 0, 0, 0)};
+  } else {
+    return {make_uint2(0, 0)};
+  }
+}
+
+template <KvPrecision kDtype>
+__device__ __forceinline__ void wide_decode(const WideRaw<kDtype>& r, float (&out)[kWideElems]) {
+  if constexpr (kDtype == KvPrecision::kF16) {
+    const uint32_t words[4] = {r.w.x, r.w.y, r.w.z, r.w.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float2 f = __half22float2(__halves2half2(__ushort_as_half(static_cast<uint16_t>(words[i] & 0xffffu)),
+                                                     __ushort_as_half(static_cast<uint16_t>(words[i] >> 16))));
+      out[2 * i] = f.x;
+      out[2 * i + 1] = f.y;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      out[i] = fp8_e4m3_to_float(static_cast<uint8_t>(byte_of(r.w.x, i)));
+      out[4 + i] = fp8_e4m3_to_float(static_cast<uint8_t>(byte_of(r.w.y, i)));
+    }
+  }
+}
+
+// Sum over the kLanes lanes of one worker (an aligned group of lanes).
+template <int kLanes>
+__device__ __forceinline__ float worker_sum(float v) {
+#pragma unroll
+  for (int off = kLanes / 2; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
+  return v;
+}
+
+// grid: (token, kv head * subgroups, chunk); block: kWideWarps warps; the
+// same outputs as attn_split_kernel (partials, or the output for one chunk).
+template <KvPrecision kDtype, int kLanes>
+__global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_wide_kernel(AttnArgs a) {
+  constexpr int kD = kLanes * kWideElems;
+  constexpr int kPerWarp = kWarp / kLanes;
+  constexpr int kWorkers = kWideWarps * kPerWarp;
+  constexpr int kStep = kWideRows * kWorkers;  // positions a block covers per iteration
+  __shared__ float s_ml[kWorkers][kMaxGroup][2];
+  __shared__ __align__(16) float s_acc[kWorkers][kMaxGroup][kD];
+  pdl_launch_dependents();
+  pdl_wait();
+  const int t = blockIdx.x, chunk = blockIdx.z;
+  const int g = blockIdx.y / a.subgroups;
+  const int h0 = g * a.group + (blockIdx.y % a.subgroups) * kMaxGroup;
+  const int gs = min(kMaxGroup, g * a.group + a.group - h0);
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int sub = lane % kLanes, worker = warp * kPerWarp + lane / kLanes;
+  const int p = a.positions[t];
+  const int first = a.window > 0 ? max(0, p - a.window + 1) : 0;
+  const int lo = max(chunk * a.split_len, first), hi = min((chunk + 1) * a.split_len, p + 1);
+
+  float qv[kMaxGroup][kWideElems], acc[kMaxGroup][kWideElems], m[kMaxGroup], l[kMaxGroup];
+#pragma unroll
+  for (int i = 0; i < kMaxGroup; ++i) {
+    m[i] = -INFINITY;
+    l[i] = 0.0f;
+    const float* qr = a.q + (static_cast<int64_t>(t) * a.n_heads + h0 + i) * kD + sub * kWideElems;
+#pragma unroll
+    for (int e = 0; e < kWideElems; ++e) {
+      acc[i][e] = 0.0f;
+      qv[i][e] = i < gs ? qr[e] * a.qk_scale : 0.0f;
+    }
+  }
+  const int seq = a.token_seq != nullptr ? a.token_seq[t] : 0;
+  const int32_t* table = a.block_tables + static_cast<int64_t>(seq) * a.max_blocks_per_seq;
+  const int64_t head_off = static_cast<int64_t>(g) * kD + sub * kWideElems;
+  // Pool blocks of this iteration's rows; the next iteration's are read while its K/V loads fly.
+  int32_t blk[kWideRows];
+#pragma unroll
+  for (int j = 0; j < kWideRows; ++j) {
+    const int pos = lo + j * kWorkers + worker;
+    blk[j] = pos < hi ? __ldg(table + pos / a.block_size) : 0;
+  }
+  // The loop bound is the warp's first row, so all of a warp's lanes run every iteration (shuffles).
+  for (int base = lo; base + warp * kPerWarp < hi; base += kStep) {
+    WideRaw<kDtype> kr[kWideRows], vr[kWideRows];
+#pragma unroll
+    for (int j = 0; j < kWideRows; ++j) {
+      const int pos = base + j * kWorkers + worker;
+      if (pos < hi) {
+        const int64_t off =
+            (static_cast<int64_t>(blk[j]) * a.block_size + pos % a.block_size) * a.n_kv_heads * kD + head_off;
+        kr[j] = wide_load<kDtype>(a.k, off);
+        vr[j] = wide_load<kDtype>(a.v, off);
+      } else {
+        kr[j] = wide_zero<kDtype>();
+        vr[j] = wide_zero<kDtype>();
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kWideRows; ++j) {
+      const int pos = base + kStep + j * kWorkers + worker;
+      blk[j] = pos < hi ? __ldg(table + pos / a.block_size) : 0;
+    }
+    float s[kMaxGroup][kWideRows];
+#pragma unroll
+    for (int j = 0; j < kWideRows; ++j) {
+      float kf[kWideElems];
+      wide_decode<kDtype>(kr[j], kf);
+#pragma unroll
+      for (int i = 0; i < kMaxGroup; ++i) {
+        float d = 0.0f;
+#pragma unroll
+        for (int e = 0; e < kWideElems; ++e) d = fmaf(qv[i][e], kf[e], d);
+        s[i][j] = d;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kMaxGroup; ++i) {
+#pragma unroll
+      for (int j = 0; j < kWideRows; ++j) {
+        s[i][j] = worker_sum<kLanes>(s[i][j]);
+        if (base + j * kWorkers + worker >= hi) s[i][j] = -INFINITY;
+      }
+    }
+    float pr[kMaxGroup][kWideRows];
+#pragma unroll
+    for (int i = 0; i < kMaxGroup; ++i) {
+      float mx = m[i];
+#pragma unroll
+      for (int j = 0; j < kWideRows; ++j) mx = fmaxf(mx, s[i][j]);
+      // mx = -inf: this worker has no row this time (its state stays as it is).
+      const float corr = mx == -INFINITY ? 1.0f : expf(m[i] - mx);
+      float sum = 0.0f;
+#pragma unroll
+      for (int j = 0; j < kWideRows; ++j) {
+        pr[i][j] = s[i][j] == -INFINITY ? 0.0f : expf(s[i][j] - mx);
+        sum += pr[i][j];
+      }
+      l[i] = l[i] * corr + sum;
+      m[i] = mx;
+#pragma unroll
+      for (int e = 0; e < kWideElems; ++e) acc[i][e] *= corr;
+    }
+#pragma unroll
+    for (int j = 0; j < kWideRows; ++j) {
+      float vf[kWideElems];
+      wide_decode<kDtype>(vr[j], vf);
+#pragma unroll
+      for (int i = 0; i < kMaxGroup; ++i) {
+#pragma unroll
+        for (int e = 0; e < kWideElems; ++e) acc[i][e] = fmaf(pr[i][j], vf[e], acc[i][e]);
+      }
+    }
+  }
+  // Merge the workers' states through shared memory.
+#pragma unroll
+  for (int i = 0; i < kMaxGroup; ++i) {
+    if (sub == 0) s_ml[worker][i][0] = m[i], s_ml[worker][i][1] = l[i];
+    float4* dst = reinterpret_cast<float4*>(&s_acc[worker][i][sub * kWideElems]);
+    dst[0] = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+    dst[1] = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+  }
+  __syncthreads();
+  for (int idx = threadIdx.x; idx < gs * kD; idx += kWideThreads) {
+    const int i = idx / kD, d = idx % kD;
+    float mm = -INFINITY;
+#pragma unroll 8
+    for (int w = 0; w < kWorkers; ++w) mm = fmaxf(mm, s_ml[w][i][0]);
+    float ll = 0.0f, aa = 0.0f;
+    if (mm != -INFINITY) {
+#pragma unroll 8
+      for (int w = 0; w < kWorkers; ++w) {
+        const float c = s_ml[w][i][1] > 0.0f ? expf(s_ml[w][i][0] - mm) : 0.0f;
+        ll = fmaf(s_ml[w][i][1], c, ll);
+        aa = fmaf(s_acc[w][i][d], c, aa);
+      }
+    }
+    const int64_t th = static_cast<int64_t>(t) * a.n_heads + h0 + i;
+    if (a.n_splits == 1) {
+      a.out[th * kD + d] = ll > 0.0f ? aa * a.v_scale / ll : 0.0f;
+    } else {
+      const int64_t ts = th * a.n_splits + chunk;
+      a.part_acc[ts * kD + d] = aa * a.v_scale;
+      if (d == 0) a.part_ml[2 * ts] = mm, a.part_ml[2 * ts + 1] = ll;
+    }
+  }
+}
+
+// grid: token * n_heads; block: head_dim * slices threads (<= 1024). Slice k
+// of the threads merges chunks k, k + slices, ... (independent loads, a few
+// per thread), then the slices are summed through shared memory.
+constexpr int kCombineThreads = 1024;
+
+__global__ void __launch_bounds__(kCombineThreads)
+    attn_combine_wide_kernel(const float* __restrict__ part_acc, const float* __restrict__ part_ml, int n_splits,
+                             int head_dim, float* __restrict__ out) {
+  __shared__ float s_red[kCombineThreads];
+  __shared__ float s_l[kCombineThreads / kWarp];
+  __shared__ float s_m[kWarp];
+  pdl_launch_dependents();
+  pdl_wait();
+  const int64_t th = blockIdx.x;
+  const int slices = static_cast<int>(blockDim.x) / head_dim;
+  const int d = static_cast<int>(threadIdx.x) % head_dim, sl = static_cast<int>(threadIdx.x) / head_dim;
+  const int lane = static_cast<int>(threadIdx.x) % kWarp, warp = static_cast<int>(threadIdx.x) / kWarp;
+  const float* ml = part_ml + 2 * th * n_splits;
+  float m = -INFINITY;
+  for (int c = static_cast<int>(threadIdx.x); c < n_splits; c += static_cast<int>(blockDim.x)) {
+    if (ml[2 * c + 1] > 0.0f) m = fmaxf(m, ml[2 * c]);
+  }
+  m = warp_max(m);
+  if (lane == 0) s_m[warp] = m;
+  __syncthreads();
+  m = lane < static_cast<int>(blockDim.x) / kWarp ? s_m[lane] : -INFINITY;
+  m = warp_max(m);
+  float l = 0.0f, acc = 0.0f;
+  if (m != -INFINITY) {
+    const float* pa = part_acc + th * n_splits * head_dim + d;
+#pragma unroll 4
+    for (int c = sl; c < n_splits; c += slices) {
+      const float lc = ml[2 * c + 1], mc = ml[2 * c];
+      const float x = pa[static_cast<int64_t>(c) * head_dim];
+      if (lc > 0.0f) {  // chunks past the position hold no positions
+        const float w = expf(mc - m);
+        l = fmaf(lc, w, l);
+        acc = fmaf(x, w, acc);
+      }
+    }
+  }
+  s_red[threadIdx.x] = acc;
+  if (d == 0) s_l[sl] = l;
+  __syncthreads();
+  if (sl == 0) {
+    float ls = 0.0f, as = 0.0f;
+    for (int k = 0; k < slices; ++k) ls += s_l[k], as += s_red[k * head_dim + d];
+    out[th * head_dim + d] = ls > 0.0f ? as / ls : 0.0f;
+  }
+}
+
 // Chunk lengths are multiples of this: 16 positions are one kBatch per warp,
 // so a short context (decode graphs bound it at 256 positions) spreads over
 // 16 chunks instead of 4 of 64 (measured: docs/perf-notes.md v12).
@@ -241,11 +514,40 @@ int ceil_div(int64_t a, int64_t b) {
 
 }  // namespace
 
+namespace {
+
+bool attention_wide_default() {
+  // HEARTH_CUDA_ATTN_WIDE=0: the v12 kernels (A/B runs).
+  static const bool on = [] {
+    const char* v = std::getenv("HEARTH_CUDA_ATTN_WIDE");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+}  // namespace
+
 int choose_split_len(int n_tokens, int n_heads, int n_kv_heads, int max_context, int sm_count) {
   const int group = n_kv_heads > 0 ? std::max(1, n_heads / n_kv_heads) : 1;
   const int64_t blocks =
       static_cast<int64_t>(std::max(1, n_tokens)) * std::max(1, n_kv_heads) * ceil_div(group, kMaxGroup);
-  const int64_t want = 4LL * std::max(1, sm_count);
+  // Blocks wanted in all: per SM, 4 for the v12 kernel; for the wide one as
+  // many as are resident at once (one full wave). HEARTH_CUDA_ATTN_BLOCKS_PER_SM: A/B runs.
+  static const int per_sm = [] {
+    const char* v = std::getenv("HEARTH_CUDA_ATTN_BLOCKS_PER_SM");
+    const int n = v != nullptr ? std::atoi(v) : 0;
+    if (n > 0 && n <= 64) return n;
+    if (!attention_wide_default()) return 4;
+    int resident = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, attn_wide_kernel<KvPrecision::kF16, 16>, kWideThreads,
+                                                      0) != cudaSuccess ||
+        resident <= 0) {
+      static_cast<void>(cudaGetLastError());
+      resident = kWideMinBlocks;
+    }
+    return resident;
+  }();
+  const int64_t want = static_cast<int64_t>(per_sm) * std::max(1, sm_count);
   const int splits = static_cast<int>(std::max<int64_t>(1, (want + blocks - 1) / blocks));
   const int len = ceil_div(std::max(1, max_context), splits);
   // HEARTH_CUDA_ATTN_SPLIT_QUANTUM (a multiple of 16; 64 was the quantum before v12): A/B runs.
@@ -299,14 +601,45 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   const dim3 grid(static_cast<unsigned>(batch.n_tokens), static_cast<unsigned>(kv.n_kv_heads * a.subgroups),
                   static_cast<unsigned>(n_splits));
   HEARTH_CUDA_REQUIRE(grid.y <= 65535);
-  HEARTH_CUDA_CHECK(launch_with_pdl(
-      pdl_small_on(), fp8 ? attn_split_kernel<KvPrecision::kFp8E4M3> : attn_split_kernel<KvPrecision::kF16>, grid,
-      kWarps * kWarp, 0, stream, a));
+  const bool wide =
+      params.kernel == AttentionKernel::kWide || (params.kernel == AttentionKernel::kAuto && attention_wide_default());
+  void (*split)(AttnArgs) = nullptr;
+  if (wide) {
+    switch (kv.head_dim) {
+      case 32:
+        split = fp8 ? attn_wide_kernel<KvPrecision::kFp8E4M3, 4> : attn_wide_kernel<KvPrecision::kF16, 4>;
+        break;
+      case 64:
+        split = fp8 ? attn_wide_kernel<KvPrecision::kFp8E4M3, 8> : attn_wide_kernel<KvPrecision::kF16, 8>;
+        break;
+      case 128:
+        split = fp8 ? attn_wide_kernel<KvPrecision::kFp8E4M3, 16> : attn_wide_kernel<KvPrecision::kF16, 16>;
+        break;
+      case 256:
+        split = fp8 ? attn_wide_kernel<KvPrecision::kFp8E4M3, 32> : attn_wide_kernel<KvPrecision::kF16, 32>;
+        break;
+      default:  // other head sizes: the v12 kernel
+        break;
+    }
+  }
+  const int split_threads = split != nullptr ? kWideThreads : kWarps * kWarp;
+  if (split == nullptr) {
+    split = fp8 ? attn_split_kernel<KvPrecision::kFp8E4M3> : attn_split_kernel<KvPrecision::kF16>;
+  }
+  HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), split, grid, split_threads, 0, stream, a));
   HEARTH_CUDA_TRY(check_launch("attn_split_kernel"));
   if (n_splits == 1) return {};
-  HEARTH_CUDA_CHECK(launch_with_pdl(
-      pdl_small_on(), attn_combine_kernel, dim3(static_cast<unsigned>(batch.n_tokens * params.n_heads)), kv.head_dim, 0,
-      stream, static_cast<const float*>(a.part_acc), static_cast<const float*>(a.part_ml), n_splits, kv.head_dim, out));
+  const auto n_th = static_cast<unsigned>(batch.n_tokens * params.n_heads);
+  const auto* pacc = static_cast<const float*>(a.part_acc);
+  const auto* pml = static_cast<const float*>(a.part_ml);
+  if (wide) {
+    const int slices = std::max(1, std::min(n_splits, kCombineThreads / kv.head_dim));
+    HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), attn_combine_wide_kernel, dim3(n_th), slices * kv.head_dim, 0,
+                                      stream, pacc, pml, n_splits, kv.head_dim, out));
+  } else {
+    HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), attn_combine_kernel, dim3(n_th), kv.head_dim, 0, stream, pacc,
+                                      pml, n_splits, kv.head_dim, out));
+  }
   return check_launch("attn_combine_kernel");
 }
 

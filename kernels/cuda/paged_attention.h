@@ -5,7 +5,10 @@
 // chunks of split_len positions; one thread block per (token, kv head, group of
 // up to 4 query heads, chunk) runs an online softmax over its chunk and leaves
 // (max, sum, unnormalised output); a combine kernel merges the chunks. With a
-// single chunk the first kernel writes the output directly.
+// single chunk the first kernel writes the output directly. The default (wide,
+// v13) kernels read K/V rows with 16-byte loads, several rows a warp
+// instruction and 4 a worker in flight, and merge the chunks with the threads
+// of a block split over them; AttentionKernel selects the older ones.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -29,15 +32,24 @@ struct AttentionBatch {
   int max_context = 0;  // host-known bound: every positions[t] < max_context
 };
 
+// Which kernels run: kAuto is kWide unless HEARTH_CUDA_ATTN_WIDE=0 (A/B
+// runs); kWide falls back to kV12 for head sizes other than 32/64/128/256.
+// kV12: one 8-byte K/V load a lane and one position a warp at a time, chunks
+// merged one after another per thread. kWide (v13): 16-byte loads, 2-8 rows
+// a warp instruction, 4 rows a worker in flight, a combine whose threads
+// split the chunks among them. Both compute the same function.
+enum class AttentionKernel { kAuto, kV12, kWide };
+
 struct PagedAttentionParams {
   int n_heads = 0;     // query heads, a multiple of the cache's n_kv_heads
   float scale = 1.0f;  // applied to q.k, usually 1/sqrt(head_dim)
   int window = 0;      // 0: positions 0..p; else only p-window+1..p (sliding window)
   int split_len = 0;   // positions per chunk, > 0; choose_split_len gives a good one
+  AttentionKernel kernel = AttentionKernel::kAuto;
 };
 
-// A chunk length that gives the device a few waves of thread blocks
-// (sm_count: multiprocessors of the device). Always >= 64, a multiple of 64.
+// A chunk length that gives the device about one full wave of thread blocks
+// (sm_count: multiprocessors of the device). Always a multiple of 16.
 int choose_split_len(int n_tokens, int n_heads, int n_kv_heads, int max_context, int sm_count);
 
 // Workspace the call needs for these sizes (0 when a single chunk covers max_context).

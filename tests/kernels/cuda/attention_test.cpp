@@ -22,7 +22,18 @@ namespace {
 struct Config {
   KvPrecision dtype;
   int head_dim, n_heads, n_kv_heads, block_size, window, split_len;  // split_len 0: choose_split_len
+  AttentionKernel kernel = AttentionKernel::kAuto;
 };
+
+// Runs `fn(kernel)` for the v12 kernels and the wide ones (v13): both must
+// compute the same function, whichever the environment selects by default.
+template <typename Fn>
+void for_each_kernel(Fn&& fn) {
+  for (AttentionKernel k : {AttentionKernel::kV12, AttentionKernel::kWide}) {
+    SCOPED_TRACE(k == AttentionKernel::kV12 ? "kernel v12" : "kernel wide");
+    fn(k);
+  }
+}
 
 struct Token {
   int seq, pos;
@@ -48,7 +59,8 @@ void check_attention(std::mt19937& rng, const Config& c, const std::vector<int>&
                      const std::vector<Token>& tokens) {
   SCOPED_TRACE(testing::Message() << "dtype=" << static_cast<int>(c.dtype) << " D=" << c.head_dim
                                   << " heads=" << c.n_heads << "/" << c.n_kv_heads << " bs=" << c.block_size
-                                  << " window=" << c.window << " split=" << c.split_len);
+                                  << " window=" << c.window << " split=" << c.split_len
+                                  << " kernel=" << static_cast<int>(c.kernel));
   const int n_seqs = static_cast<int>(seq_lens.size());
   const int max_ctx = *std::max_element(seq_lens.begin(), seq_lens.end());
   const int max_blocks = (max_ctx + c.block_size - 1) / c.block_size;
@@ -95,13 +107,13 @@ void check_attention(std::mt19937& rng, const Config& c, const std::vector<int>&
 
   DeviceBuffer<uint8_t> dk(kbytes), dv(vbytes);
   DeviceBuffer<int32_t> dtables(tables), dpos(positions), dseq(token_seq);
-  DeviceBuffer<float> dq(q), dout(q.size());
+  DeviceBuffer<float> dq(q), dout(q.size());  // 0xff: NaN poison
   const PagedKvCache kv{dk.get(), dv.get(),     c.dtype,      k_scale,   v_scale,
                         n_blocks, c.block_size, c.n_kv_heads, c.head_dim};
   const AttentionBatch batch{dq.get(), dpos.get(), dseq.get(), dtables.get(), max_blocks, n_tokens, max_ctx};
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   const int split = c.split_len > 0 ? c.split_len : choose_split_len(n_tokens, c.n_heads, c.n_kv_heads, max_ctx, 132);
-  const PagedAttentionParams params{c.n_heads, scale, c.window, split};
+  const PagedAttentionParams params{c.n_heads, scale, c.window, split, c.kernel};
   const size_t ws_bytes = paged_attention_workspace_bytes(n_tokens, c.n_heads, c.head_dim, max_ctx, split);
   DeviceBuffer<uint8_t> ws(ws_bytes);
   ASSERT_CUDA_OK(paged_attention(kv, batch, params, dout.get(), ws.get(), ws_bytes, nullptr));
@@ -140,34 +152,82 @@ std::vector<Token> decode_tokens(const std::vector<int>& lens) {
 TEST(CudaPagedAttention, PrefillWithCachedPrefix) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   std::mt19937 rng(31);
-  check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 64}, {340}, prefill_tokens(300, 40));
-  check_attention(rng, {KvPrecision::kF16, 64, 9, 3, 32, 0, 0}, {100}, prefill_tokens(0, 100));
-  check_attention(rng, {KvPrecision::kFp8E4M3, 64, 8, 2, 16, 50, 64}, {217}, prefill_tokens(200, 17));
-  check_attention(rng, {KvPrecision::kF16, 96, 4, 4, 7, 0, 32}, {75}, prefill_tokens(45, 30));
+  for_each_kernel([&](AttentionKernel k) {
+    check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 64, k}, {340}, prefill_tokens(300, 40));
+    check_attention(rng, {KvPrecision::kF16, 64, 9, 3, 32, 0, 0, k}, {100}, prefill_tokens(0, 100));
+    check_attention(rng, {KvPrecision::kFp8E4M3, 64, 8, 2, 16, 50, 64, k}, {217}, prefill_tokens(200, 17));
+    check_attention(rng, {KvPrecision::kF16, 96, 4, 4, 7, 0, 32, k}, {75}, prefill_tokens(45, 30));
+  });
 }
 
 TEST(CudaPagedAttention, BatchedDecodeSplitKv) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   std::mt19937 rng(32);
-  const std::vector<int> lens = {1, 1500, 64, 65, 777};
-  check_attention(rng, {KvPrecision::kFp8E4M3, 128, 28, 4, 16, 0, 128}, lens, decode_tokens(lens));
-  check_attention(rng, {KvPrecision::kF16, 128, 28, 4, 16, 0, 0}, lens, decode_tokens(lens));
-  const std::vector<int> lens2 = {300, 129, 2};
-  check_attention(rng, {KvPrecision::kF16, 256, 16, 1, 8, 100, 64}, lens2, decode_tokens(lens2));
-  check_attention(rng, {KvPrecision::kF16, 32, 2, 1, 16, 0, 64}, lens2, decode_tokens(lens2));
+  for_each_kernel([&](AttentionKernel k) {
+    const std::vector<int> lens = {1, 1500, 64, 65, 777};
+    check_attention(rng, {KvPrecision::kFp8E4M3, 128, 28, 4, 16, 0, 128, k}, lens, decode_tokens(lens));
+    check_attention(rng, {KvPrecision::kF16, 128, 28, 4, 16, 0, 0, k}, lens, decode_tokens(lens));
+    const std::vector<int> lens2 = {300, 129, 2};
+    check_attention(rng, {KvPrecision::kF16, 256, 16, 1, 8, 100, 64, k}, lens2, decode_tokens(lens2));
+    check_attention(rng, {KvPrecision::kF16, 32, 2, 1, 16, 0, 64, k}, lens2, decode_tokens(lens2));
+  });
 }
 
 TEST(CudaPagedAttention, MixedSequencesAndPositions) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   std::mt19937 rng(33);
-  const std::vector<int> lens = {500, 90, 260};
-  std::vector<Token> tokens;
-  for (int i = 0; i < 24; ++i) {
-    const int s = std::uniform_int_distribution<int>(0, 2)(rng);
-    tokens.push_back({s, std::uniform_int_distribution<int>(0, lens[static_cast<size_t>(s)] - 1)(rng)});
+  for_each_kernel([&](AttentionKernel k) {
+    const std::vector<int> lens = {500, 90, 260};
+    std::vector<Token> tokens;
+    for (int i = 0; i < 24; ++i) {
+      const int s = std::uniform_int_distribution<int>(0, 2)(rng);
+      tokens.push_back({s, std::uniform_int_distribution<int>(0, lens[static_cast<size_t>(s)] - 1)(rng)});
+    }
+    check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 96, k}, lens, tokens);
+    check_attention(rng, {KvPrecision::kFp8E4M3, 64, 12, 2, 32, 0, 64, k}, lens, tokens);
+  });
+}
+
+// Long contexts cut into many chunks (up to 512), the 8B shape and others
+// with GQA, f16 and fp8, sliding windows, chunk lengths that are not
+// multiples of a block's rows, and sequences of different lengths in one
+// batch (the shorter ones leave whole chunks empty).
+TEST(CudaPagedAttention, LongContextManySplits) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(35);
+  for_each_kernel([&](AttentionKernel k) {
+    const std::vector<int> lens = {4096, 8191, 3000, 1};
+    check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 16, k}, lens, decode_tokens(lens));
+    check_attention(rng, {KvPrecision::kFp8E4M3, 128, 32, 8, 16, 0, 0, k}, lens, decode_tokens(lens));
+    const std::vector<int> one = {4100};
+    check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 64, k}, one, decode_tokens(one));
+    check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 0, k}, one, decode_tokens(one));
+    check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 48, k}, one, decode_tokens(one));
+    const std::vector<int> lens2 = {5000, 2049};
+    check_attention(rng, {KvPrecision::kF16, 64, 9, 3, 32, 0, 32, k}, lens2, decode_tokens(lens2));
+    check_attention(rng, {KvPrecision::kFp8E4M3, 256, 8, 2, 16, 1000, 0, k}, lens2, decode_tokens(lens2));
+    check_attention(rng, {KvPrecision::kF16, 32, 12, 4, 16, 0, 80, k}, lens2, decode_tokens(lens2));
+    check_attention(rng, {KvPrecision::kF16, 128, 40, 8, 16, 0, 0, k}, lens2, decode_tokens(lens2));  // groups of 5
+    // Prefill of 96 tokens at the end of a 3,000-token cache, one chunk per token and many.
+    check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 0, k}, {3000}, prefill_tokens(2904, 96));
+    check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 256, k}, {3000}, prefill_tokens(2904, 96));
+  });
+}
+
+// choose_split_len: a multiple of 16 that covers the context in at most
+// 65,535 chunks, and more chunks for one sequence than for many.
+TEST(CudaPagedAttention, ChooseSplitLen) {
+  for (int ctx : {1, 17, 256, 4096, 32768, 131072}) {
+    for (int tokens : {1, 16, 64, 512}) {
+      const int len = choose_split_len(tokens, 32, 8, ctx, 132);
+      EXPECT_GT(len, 0);
+      EXPECT_EQ(len % 16, 0) << ctx << " " << tokens;
+      EXPECT_LE((ctx + len - 1) / len, 65535);
+    }
+    const int one = choose_split_len(1, 32, 8, ctx, 132), many = choose_split_len(64, 32, 8, ctx, 132);
+    EXPECT_LE(one, many) << ctx;
   }
-  check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 96}, lens, tokens);
-  check_attention(rng, {KvPrecision::kFp8E4M3, 64, 12, 2, 32, 0, 64}, lens, tokens);
+  EXPECT_GE(4096 / choose_split_len(1, 32, 8, 4096, 132), 32);  // the 8B at 4k: many chunks
 }
 
 TEST(CudaPagedAttention, RejectsBadArguments) {

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,7 +28,6 @@ using hearth::kernels::GgmlType;
 
 namespace {
 
-constexpr double kPeakGBs = 4800.0;
 double g_copy_gbs = 0.0;  // measured device-to-device copy bandwidth (read + write)
 
 // Median over 5 rounds of the mean milliseconds of `fn` over `iters` launches,
@@ -285,21 +285,46 @@ bool bench_fused(GgmlType type, std::vector<int64_t> rows, int64_t cols, int sta
   return st.ok();
 }
 
-// Decode of n_seqs sequences of `ctx` tokens each: 32 query heads, 8 kv heads, head_dim 128.
-bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx) {
+// Decode of n_seqs sequences of `ctx` tokens each: 32 query heads, 8 kv heads,
+// head_dim 128 (Llama-3-8B). K/V hold random values (never zeros) in as many
+// copies as keep the rotation over them >= 256 MiB (a decode step reads each
+// layer's cache once, never from L2). split 0: choose_split_len.
+bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx,
+                     hc::AttentionKernel kernel = hc::AttentionKernel::kAuto, int split = 0) {
   const int n_heads = 32, n_kv = 8, D = 128, bs = 16;
-  const int blocks_per_seq = ctx / bs;
+  const int blocks_per_seq = (ctx + bs - 1) / bs;
   const int64_t n_blocks = static_cast<int64_t>(n_seqs) * blocks_per_seq;
   const size_t esize = dtype == hearth::KvPrecision::kF16 ? 2 : 1;
   const size_t pool = static_cast<size_t>(n_blocks) * bs * n_kv * D * esize;
-  void *k = nullptr, *v = nullptr, *q = nullptr, *out = nullptr, *tables = nullptr, *pos = nullptr, *seq = nullptr,
-       *ws = nullptr;
-  if (cudaMalloc(&k, pool) != cudaSuccess || cudaMalloc(&v, pool) != cudaSuccess) return false;
-  cudaMemset(k, 0x11, pool);
-  cudaMemset(v, 0x11, pool);
-  cudaMalloc(&q, sizeof(float) * n_seqs * n_heads * D);
-  cudaMemset(q, 0, sizeof(float) * n_seqs * n_heads * D);
-  cudaMalloc(&out, sizeof(float) * n_seqs * n_heads * D);
+  const int copies = static_cast<int>(std::max<size_t>(1, (size_t{256} << 20) / (2 * pool) + 1));
+  std::vector<uint8_t> host(pool);
+  std::mt19937 rng(7);
+  for (size_t i = 0; i < pool; i += esize) {
+    const auto r = static_cast<uint32_t>(rng());
+    if (esize == 2) {
+      const uint16_t h = static_cast<uint16_t>((r & 0x83ffu) | 0x3800u);  // +-[0.5, 1)
+      std::memcpy(&host[i], &h, 2);
+    } else {
+      host[i] = static_cast<uint8_t>((r & 0x87u) | 0x30u);  // e4m3 +-[0.5, 1)
+    }
+  }
+  std::vector<void*> ks(static_cast<size_t>(copies), nullptr), vs(static_cast<size_t>(copies), nullptr);
+  for (int c = 0; c < copies; ++c) {
+    if (cudaMalloc(&ks[static_cast<size_t>(c)], pool) != cudaSuccess ||
+        cudaMalloc(&vs[static_cast<size_t>(c)], pool) != cudaSuccess) {
+      std::printf("attn: cudaMalloc failed\n");
+      return false;
+    }
+    cudaMemcpy(ks[static_cast<size_t>(c)], host.data(), pool, cudaMemcpyHostToDevice);
+    cudaMemcpy(vs[static_cast<size_t>(c)], host.data(), pool, cudaMemcpyHostToDevice);
+  }
+  void *q = nullptr, *out = nullptr, *tables = nullptr, *pos = nullptr, *seq = nullptr, *ws = nullptr;
+  std::vector<float> hq(static_cast<size_t>(n_seqs) * n_heads * D);
+  std::uniform_real_distribution<float> uq(-1.0f, 1.0f);
+  for (float& x : hq) x = uq(rng);
+  cudaMalloc(&q, hq.size() * sizeof(float));
+  cudaMemcpy(q, hq.data(), hq.size() * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMalloc(&out, sizeof(float) * hq.size());
   std::vector<int32_t> h_tables(static_cast<size_t>(n_blocks)), h_pos(static_cast<size_t>(n_seqs), ctx - 1),
       h_seq(static_cast<size_t>(n_seqs));
   for (size_t i = 0; i < h_tables.size(); ++i) h_tables[i] = static_cast<int32_t>(i);
@@ -312,10 +337,9 @@ bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx) {
   cudaMemcpy(seq, h_seq.data(), h_seq.size() * 4, cudaMemcpyHostToDevice);
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  const int split = hc::choose_split_len(n_seqs, n_heads, n_kv, ctx, sms);
+  if (split <= 0) split = hc::choose_split_len(n_seqs, n_heads, n_kv, ctx, sms);
   const size_t ws_bytes = hc::paged_attention_workspace_bytes(n_seqs, n_heads, D, ctx, split);
   cudaMalloc(&ws, ws_bytes + 16);
-  const hc::PagedKvCache kv{k, v, dtype, 1.0f, 1.0f, n_blocks, bs, n_kv, D};
   const hc::AttentionBatch batch{static_cast<float*>(q),
                                  static_cast<int32_t*>(pos),
                                  static_cast<int32_t*>(seq),
@@ -323,15 +347,26 @@ bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx) {
                                  blocks_per_seq,
                                  n_seqs,
                                  ctx};
-  const hc::PagedAttentionParams params{n_heads, 0.088f, 0, split};
+  const hc::PagedAttentionParams params{n_heads, 0.088f, 0, split, kernel};
   hc::Status st{};
   const double ms = time_ms(
-      [&](int) { st = hc::paged_attention(kv, batch, params, static_cast<float*>(out), ws, ws_bytes, nullptr); }, 20);
+      [&](int i) {
+        const auto c = static_cast<size_t>(i % copies);
+        const hc::PagedKvCache kv{ks[c], vs[c], dtype, 1.0f, 1.0f, n_blocks, bs, n_kv, D};
+        const hc::Status s = hc::paged_attention(kv, batch, params, static_cast<float*>(out), ws, ws_bytes, nullptr);
+        if (!s.ok()) st = s;
+      },
+      4 * copies);
   const double gbs = 2.0 * static_cast<double>(pool) / (ms * 1e6);
-  std::printf("attn decode %-4s seqs %d ctx %d split %d  %8.1f us  %7.1f GB/s  %5.1f%% of peak%s\n",
-              dtype == hearth::KvPrecision::kF16 ? "f16" : "fp8", n_seqs, ctx, split, ms * 1e3, gbs,
-              100.0 * gbs / kPeakGBs, st.ok() ? "" : "  (launch failed)");
-  for (void* p : {k, v, q, out, tables, pos, seq, ws}) cudaFree(p);
+  const char* kname = kernel == hc::AttentionKernel::kV12    ? "v12"
+                      : kernel == hc::AttentionKernel::kWide ? "wide"
+                                                             : "auto";
+  std::printf(
+      "attn decode %-4s %-4s seqs %2d ctx %6d split %5d (%4d chunks)  %8.1f us  %7.1f GB/s  %5.1f%% of copy%s\n", kname,
+      dtype == hearth::KvPrecision::kF16 ? "f16" : "fp8", n_seqs, ctx, split, (ctx + split - 1) / split, ms * 1e3, gbs,
+      g_copy_gbs > 0 ? 100.0 * gbs / g_copy_gbs : 0.0, st.ok() ? "" : "  (launch failed)");
+  for (int c = 0; c < copies; ++c) cudaFree(ks[static_cast<size_t>(c)]), cudaFree(vs[static_cast<size_t>(c)]);
+  for (void* p : {q, out, tables, pos, seq, ws}) cudaFree(p);
   return st.ok();
 }
 
@@ -356,6 +391,20 @@ int main(int argc, char** argv) {
     }
     std::printf("unknown type %s\n", argv[1]);
     return 1;
+  }
+  if (argc == 2 && std::string(argv[1]) == "attn") {  // decode attention: v12 vs wide kernels, chunk lengths
+    measure_copy();
+    using K = hc::AttentionKernel;
+    for (int ctx : {256, 1024, 4096, 16384}) {
+      for (int seqs : {1, 16}) {
+        for (K k : {K::kV12, K::kWide}) ok = bench_attention(hearth::KvPrecision::kF16, seqs, ctx, k) && ok;
+      }
+    }
+    for (int split : {32, 64, 96, 128, 256})
+      ok = bench_attention(hearth::KvPrecision::kF16, 1, 4096, K::kWide, split) && ok;
+    for (int split : {64, 128, 256}) ok = bench_attention(hearth::KvPrecision::kF16, 1, 16384, K::kWide, split) && ok;
+    for (K k : {K::kV12, K::kWide}) ok = bench_attention(hearth::KvPrecision::kFp8E4M3, 1, 4096, k) && ok;
+    return ok ? 0 : 1;
   }
   if (argc == 2 && std::string(argv[1]) == "mmq") {  // multi-token products: mmq vs the f16 path
     measure_copy();
