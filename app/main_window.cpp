@@ -218,6 +218,7 @@ void MainWindow::connectParts() {
 #if defined(HEARTH_APP_HAVE_INSTALL)
   model_bar_->setManagerAvailable(true);
   connect(model_bar_, &ModelBar::managerRequested, this, [this] { showModelManager(); });
+  connect(model_bar_, &ModelBar::loadOptionsRequested, this, &MainWindow::openLoadOptions);
 #endif
   auto* serve = new ServeToggle(*engine_, model_bar_);  // "Serve this model" and its URL, at the bar's end
   model_bar_->layout()->addWidget(serve);

@@ -47,17 +47,21 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   models_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   label->setBuddy(models_);
   layout->addWidget(models_);
+  // One button for the ways to get a model (the bar fits a 1024-pixel window with the docks open).
   open_ = new QToolButton(this);
   open_->setObjectName(QStringLiteral("openModelButton"));
   open_->setText(QStringLiteral("\u2026"));
-  open_->setToolTip(tr("Open a GGUF file (Ctrl+O)"));
+  open_->setToolTip(tr("Open a GGUF file, the model manager, or load with options"));
+  open_->setPopupMode(QToolButton::InstantPopup);
+  auto* more = new QMenu(open_);
+  more->setObjectName(QStringLiteral("modelMoreMenu"));
+  more->addAction(tr("Open a GGUF file\u2026 (Ctrl+O)"), this, &ModelBar::openFileDialog);
+  manage_ = more->addAction(tr("Model manager\u2026 (Ctrl+Shift+M)"), this, &ModelBar::managerRequested);
+  manage_->setObjectName(QStringLiteral("manageModelsAction"));
+  manage_->setVisible(false);  // until the main window says the installer is there
+  more->addAction(tr("Load with options\u2026 (Ctrl+Shift+O)"), this, &ModelBar::loadOptionsRequested);
+  open_->setMenu(more);
   layout->addWidget(open_);
-  manage_ = new QToolButton(this);
-  manage_->setObjectName(QStringLiteral("manageModelsButton"));
-  manage_->setText(QStringLiteral("+"));
-  manage_->setToolTip(tr("Model manager: install, delete and load models (Ctrl+Shift+M)"));
-  manage_->hide();  // until the main window says the installer is there
-  layout->addWidget(manage_);
   load_ = new QPushButton(tr("Load"), this);
   load_->setObjectName(QStringLiteral("loadButton"));
   unload_ = new QPushButton(tr("Unload"), this);
@@ -100,8 +104,6 @@ ModelBar::ModelBar(QWidget* parent) : QWidget(parent) {
   context_->setObjectName(QStringLiteral("contextLabel"));
   context_->setToolTip(tr("Context use: tokens of this conversation / context length"));
 
-  connect(open_, &QToolButton::clicked, this, &ModelBar::openFileDialog);
-  connect(manage_, &QToolButton::clicked, this, &ModelBar::managerRequested);
   connect(load_, &QPushButton::clicked, this, [this] {
     if (!selectedPath().isEmpty()) emit loadRequested(selectedPath());
   });

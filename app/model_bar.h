@@ -1,9 +1,8 @@
 // The model bar above the chat: which model (installed models from the models
-// folder, or any GGUF through a file dialog; the model manager's button), Load / Unload with a busy
-// indicator, and what the loaded model is: device (and why, for "auto"),
-// weight format and KV precision, context use; for a remote endpoint, its
-// address. Its device menu lists Automatic, the CPU and each CUDA device with
-// its free memory, then "Remote endpoint...".
+// folder, or any GGUF through a file dialog; the "..." menu: a file, the model manager, load with options), Load /
+// Unload with a busy indicator, and what the loaded model is: device (and why, for "auto"), weight format and KV
+// precision, context use; for a remote endpoint, its address. Its device menu lists Automatic, the CPU and each CUDA
+// device with its free memory, then "Remote endpoint...".
 #pragma once
 
 #include <QWidget>
@@ -14,6 +13,7 @@
 #include "app/engine_types.h"
 #include "hearth/devices.h"
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QMenu;
@@ -56,7 +56,8 @@ class ModelBar : public QWidget {
   void unloadRequested();
   void deviceChosen(const QString& device);  // "auto", "cpu" or "cuda:N", from the device menu
   void remoteRequested();                    // "Remote endpoint...", from the device menu
-  void managerRequested();                   // the model manager button
+  void managerRequested();                   // "Model manager..." of the bar's "..." menu
+  void loadOptionsRequested();               // "Load with options..." of the same menu
 
  private:
   void showContext();
@@ -65,7 +66,7 @@ class ModelBar : public QWidget {
 
   QComboBox* models_ = nullptr;
   QToolButton* open_ = nullptr;
-  QToolButton* manage_ = nullptr;
+  QAction* manage_ = nullptr;
   QPushButton* load_ = nullptr;
   QPushButton* unload_ = nullptr;
   QProgressBar* progress_ = nullptr;

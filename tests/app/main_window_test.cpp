@@ -58,8 +58,9 @@ class MainWindowTest : public QObject {
       QCOMPARE(window->windowIcon().pixmap(48, 48).size(), QSize(48, 48));
       // The default model is installed by the test command: loading it must work.
       QTRY_VERIFY_WITH_TIMEOUT(window->engine()->model().has_value(), kLoadTimeoutMs);
-      // No settings file: the engine gets the settings' default context length.
-      const QString context = QLocale().toString(hearth::settings::Settings{}.context_length);
+      // No settings file: the first start chose the context for this machine (models/recommend.h); the bar shows it.
+      const QString context = QLocale().toString(window->engine()->model()->context_length);
+      QVERIFY(window->engine()->model()->context_length >= 2048);
       QVERIFY(child<QLabel>(window.get(), "contextLabel")->text().endsWith(QStringLiteral("/ ") + context));
 
       sendAndWatchStream(window.get());

@@ -40,7 +40,8 @@ class WaitSink final : public Sink {
 
 }  // namespace
 
-Result<std::vector<std::int32_t>> greedy_once(const SwitchTarget& target, std::int32_t max_tokens) {
+Result<std::vector<std::int32_t>> greedy_once(const SwitchTarget& target, std::int32_t max_tokens,
+                                              const std::function<std::size_t()>& loaded, std::size_t* loaded_value) {
   HEARTH_ASSIGN_OR_RETURN(OpenedEngine opened, open_engine(target.model, target.config));
   Request r;
   r.messages = {{"user", "Name three rivers of Europe."}};
@@ -51,6 +52,7 @@ Result<std::vector<std::int32_t>> greedy_once(const SwitchTarget& target, std::i
   opened.engine->submit(r, sink);
   const auto finish = sink->wait();
   if (!finish) return make_error(ErrorCode::kInternal, target.label + ": no finish within two minutes");
+  if (loaded && loaded_value != nullptr) *loaded_value = loaded();
   if (finish->reason == FinishReason::kError) {
     return make_error(ErrorCode::kInternal,
                       target.label + ": the request failed: " + (finish->error ? finish->error->message : "?"));
@@ -71,7 +73,9 @@ Result<SwitchReport> switch_rounds(const std::vector<SwitchTarget>& targets, int
   SwitchReport report;
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t i = 0; i < targets.size(); ++i) {
-      HEARTH_ASSIGN_OR_RETURN(auto tokens, greedy_once(targets[i], max_tokens));
+      std::size_t while_open = 0;
+      HEARTH_ASSIGN_OR_RETURN(auto tokens, greedy_once(targets[i], max_tokens, measure, &while_open));
+      report.while_loaded.push_back(while_open);
       if (round == 0) {
         report.first_outputs.push_back(std::move(tokens));
       } else {

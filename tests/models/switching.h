@@ -21,8 +21,11 @@ struct SwitchTarget {
   std::string label;  // for messages
 };
 
-// The greedy tokens of a fixed prompt on `target` (opened, run, dropped).
-Result<std::vector<std::int32_t>> greedy_once(const SwitchTarget& target, std::int32_t max_tokens);
+// The greedy tokens of a fixed prompt on `target` (opened, run, dropped);
+// `loaded` (when given) is measured while the engine is still open.
+Result<std::vector<std::int32_t>> greedy_once(const SwitchTarget& target, std::int32_t max_tokens,
+                                              const std::function<std::size_t()>& loaded = {},
+                                              std::size_t* loaded_value = nullptr);
 
 // Resident memory of this process, bytes (anonymous + file-backed), after
 // handing freed heap pages back to the system.
@@ -31,6 +34,7 @@ std::size_t resident_bytes();
 struct SwitchReport {
   std::size_t baseline = 0;                              // the measure after the first round
   std::vector<std::size_t> after_each;                   // the measure after each later switch
+  std::vector<std::size_t> while_loaded;                 // the measure with each engine open (every round)
   std::vector<std::vector<std::int32_t>> first_outputs;  // per target, from the first round
   std::vector<std::string> mismatches;                   // later outputs that differ from the first
 };

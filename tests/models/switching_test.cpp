@@ -51,6 +51,10 @@ TEST(ModelSwitching, TwentySwitchesOnTheCpuLeakNothingAndGiveTheSameTokens) {
         << "switch " << i + 1 << " (" << targets[i % targets.size()].label << "): resident " << (now >> 20) << " MiB, "
         << (report->baseline >> 20) << " MiB after the first round";
   }
+  ASSERT_EQ(report->while_loaded.size(), 24u);
+  for (const std::size_t loaded : report->while_loaded) {
+    EXPECT_GT(loaded, report->baseline + (std::size_t{32} << 20)) << "a loaded model's weights and KV pool are resident";
+  }
   // The converted formats really ran converted: their tokens need not equal the file's own.
   for (const auto& tokens : report->first_outputs) EXPECT_EQ(tokens.size(), 8u);
   std::cout << "resident after the first round " << (report->baseline >> 20) << " MiB, at most " << (worst >> 20)
