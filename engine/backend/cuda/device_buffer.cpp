@@ -2,10 +2,20 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <string>
 #include <utility>
 
 namespace hearth::cuda {
+namespace {
+
+std::atomic<std::size_t> g_live_bytes{0};
+
+}  // namespace
+
+std::size_t DeviceBuffer::live_bytes() {
+  return g_live_bytes.load(std::memory_order_relaxed);
+}
 
 DeviceBuffer::~DeviceBuffer() {
   release();
@@ -26,7 +36,10 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 void DeviceBuffer::release() {
   // A failure here (a sticky error from an earlier fault) has no one to report
   // to; the memory is gone with the context then.
-  if (ptr_ != nullptr) static_cast<void>(cudaFree(ptr_));
+  if (ptr_ != nullptr) {
+    static_cast<void>(cudaFree(ptr_));
+    g_live_bytes.fetch_sub(bytes_, std::memory_order_relaxed);
+  }
   ptr_ = nullptr;
   bytes_ = 0;
 }
@@ -43,6 +56,7 @@ Result<DeviceBuffer> DeviceBuffer::allocate(std::size_t bytes, std::string_view 
     return make_error(e == cudaErrorMemoryAllocation ? ErrorCode::kOutOfMemory : ErrorCode::kInternal, msg);
   }
   buffer.bytes_ = bytes;
+  g_live_bytes.fetch_add(bytes, std::memory_order_relaxed);
   return buffer;
 }
 

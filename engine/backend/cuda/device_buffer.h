@@ -21,6 +21,10 @@ class DeviceBuffer {
   // cudaMalloc of `bytes` (256-byte aligned) on the current device. kOutOfMemory
   // names `what` and the bytes; other CUDA failures are kInternal.
   static Result<DeviceBuffer> allocate(std::size_t bytes, std::string_view what);
+  // Bytes every DeviceBuffer of this process holds now (every device
+  // allocation of the backend goes through here): what a dropped model must
+  // give back (tests/models/cuda/switching_cuda_test.cpp).
+  static std::size_t live_bytes();
 
   // Synchronous copy of `bytes` host bytes to the start of the buffer.
   Result<void> upload(const void* host, std::size_t bytes, std::string_view what);
