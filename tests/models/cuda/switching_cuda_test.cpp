@@ -30,7 +30,7 @@ SwitchTarget on_gpu(const std::filesystem::path& path, const std::string& quant,
   t.label = label;
   t.config.device = "cuda:0";
   t.config.quant = quant;
-  t.config.context_length = 1024;
+  t.config.context_length = 512;  // the tiny qwen2's trained context
   t.config.max_sequences = 4;
   return t;
 }
@@ -62,7 +62,8 @@ TEST(ModelSwitchingCuda, TwentySwitchesFreeTheDeviceMemoryAndGiveTheSameTokens) 
   ASSERT_EQ(report->after_each.size(), 20u);
   ASSERT_EQ(report->while_loaded.size(), 24u);
   for (const std::size_t loaded : report->while_loaded) {
-    EXPECT_GT(loaded, report->baseline + (std::size_t{8} << 20)) << "a loaded model holds its weights and KV pool";
+    EXPECT_GT(loaded, report->baseline + (std::size_t{1} << 20))
+        << "a loaded model holds its weights and KV pool (the tiny qwen2: 3.6 MB)";
   }
   for (std::size_t i = 0; i < report->after_each.size(); ++i) {
     EXPECT_EQ(report->after_each[i], report->baseline)
