@@ -78,28 +78,101 @@ const char* pick(const char* const (&options)[N], Rng& rng) {
   return options[rng() % N];
 }
 
-const char* const kNames[] = {"messages",  "message",  "m",         "x",     "ns",          "ns.x",
-                              "loop",      "loop.index", "loop.last", "tools", "bos_token",   "eos_token",
-                              "add_generation_prompt", "message['content']", "message.role", "messages[0]",
-                              "messages[-1]", "content", "none", "true", "false", "range", "namespace"};
-const char* const kNumbers[] = {"0", "1", "-1", "2", "3", "10", "255", "1000", "65536", "1e308", "0.5", "-0.0",
-                                "9223372036854775807", "-9223372036854775808", "10**18", "2**62", "1.5e-300"};
-const char* const kStrings[] = {"''", "'a'", "\"x\"", "'\\n'", "'{{'", "'%}'", "' '", "'abc'",
-                                "'\\u00e9'", "'<|im_start|>'", "'role'", "'content'", "'system'"};
-const char* const kBinary[] = {" + ", " - ", " * ", " / ", " // ", " % ", " ** ", " ~ ", " == ", " != ",
-                               " < ", " > ", " <= ", " >= ", " and ", " or ", " in ", " not in "};
-const char* const kFilters[] = {
-    "trim", "upper", "lower", "title", "capitalize", "string", "length", "count", "default('d')",
-    "replace('a', 'bb')", "int", "float", "abs", "round(2)", "indent(4)", "indent(2, true)", "tojson",
-    "tojson(indent=2)", "wordcount", "first", "last", "list", "join(', ')", "items", "reverse", "sort",
-    "dictsort", "unique", "max", "min", "sum", "select('odd')", "reject('none')", "selectattr('role')",
-    "rejectattr('role', 'equalto', 'system')", "map(attribute='content')", "map('upper')", "batch(2)",
-    "safe", "e", "center(9)", "truncate(3)", "format(1)", "attr('x')", "slice(2)"};
-const char* const kTests[] = {"defined", "undefined", "none", "string", "number", "mapping", "iterable",
-                              "sequence", "equalto 1", "divisibleby(3)", "odd", "even", "boolean", "integer"};
-const char* const kMethods[] = {"strip()", "split(',')", "startswith('a')", "endswith('>')", "replace('a', 'b')",
-                                "items()", "keys()", "values()", "get('role')", "join(messages)", "upper()",
-                                "lstrip('x')", "title()", "append(1)", "pop()", "count('a')", "find('a')"};
+const char* const kNames[] = {"messages",
+                              "message",
+                              "m",
+                              "x",
+                              "ns",
+                              "ns.x",
+                              "loop",
+                              "loop.index",
+                              "loop.last",
+                              "tools",
+                              "bos_token",
+                              "eos_token",
+                              "add_generation_prompt",
+                              "message['content']",
+                              "message.role",
+                              "messages[0]",
+                              "messages[-1]",
+                              "content",
+                              "none",
+                              "true",
+                              "false",
+                              "range",
+                              "namespace"};
+const char* const kNumbers[] = {"0",
+                                "1",
+                                "-1",
+                                "2",
+                                "3",
+                                "10",
+                                "255",
+                                "1000",
+                                "65536",
+                                "1e308",
+                                "0.5",
+                                "-0.0",
+                                "9223372036854775807",
+                                "-9223372036854775808",
+                                "10**18",
+                                "2**62",
+                                "1.5e-300"};
+const char* const kStrings[] = {"''",    "'a'",       "\"x\"",          "'\\n'",  "'{{'",      "'%}'",    "' '",
+                                "'abc'", "'\\u00e9'", "'<|im_start|>'", "'role'", "'content'", "'system'"};
+const char* const kBinary[] = {" + ",  " - ", " * ", " / ",  " // ", " % ",   " ** ", " ~ ",  " == ",
+                               " != ", " < ", " > ", " <= ", " >= ", " and ", " or ", " in ", " not in "};
+const char* const kFilters[] = {"trim",
+                                "upper",
+                                "lower",
+                                "title",
+                                "capitalize",
+                                "string",
+                                "length",
+                                "count",
+                                "default('d')",
+                                "replace('a', 'bb')",
+                                "int",
+                                "float",
+                                "abs",
+                                "round(2)",
+                                "indent(4)",
+                                "indent(2, true)",
+                                "tojson",
+                                "tojson(indent=2)",
+                                "wordcount",
+                                "first",
+                                "last",
+                                "list",
+                                "join(', ')",
+                                "items",
+                                "reverse",
+                                "sort",
+                                "dictsort",
+                                "unique",
+                                "max",
+                                "min",
+                                "sum",
+                                "select('odd')",
+                                "reject('none')",
+                                "selectattr('role')",
+                                "rejectattr('role', 'equalto', 'system')",
+                                "map(attribute='content')",
+                                "map('upper')",
+                                "batch(2)",
+                                "safe",
+                                "e",
+                                "center(9)",
+                                "truncate(3)",
+                                "format(1)",
+                                "attr('x')",
+                                "slice(2)"};
+const char* const kTests[] = {"defined",  "undefined", "none",           "string", "number", "mapping", "iterable",
+                              "sequence", "equalto 1", "divisibleby(3)", "odd",    "even",   "boolean", "integer"};
+const char* const kMethods[] = {"strip()",    "split(',')",  "startswith('a')", "endswith('>')", "replace('a', 'b')",
+                                "items()",    "keys()",      "values()",        "get('role')",   "join(messages)",
+                                "upper()",    "lstrip('x')", "title()",         "append(1)",     "pop()",
+                                "count('a')", "find('a')"};
 
 // A random Jinja expression; `depth` bounds its nesting.
 std::string expr(Rng& rng, int depth) {
@@ -138,15 +211,19 @@ std::string expr(Rng& rng, int depth) {
     case 15:
       return "(" + expr(rng, depth - 1) + ")";
     default: {
-      const char* const calls[] = {"range(", "namespace(x=", "dict(a=", "m(", "raise_exception(", "loop.cycle(",
-                                   "strftime_now("};
+      const char* const calls[] = {"range(",           "namespace(x=", "dict(a=",      "m(",
+                                   "raise_exception(", "loop.cycle(",  "strftime_now("};
       return std::string(pick(calls, rng)) + expr(rng, depth - 1) + ")";
     }
   }
 }
 
-std::string open_tag(Rng& rng) { return rng() % 4 ? "{%" : "{%-"; }
-std::string close_tag(Rng& rng) { return rng() % 4 ? " %}" : " -%}"; }
+std::string open_tag(Rng& rng) {
+  return rng() % 4 ? "{%" : "{%-";
+}
+std::string close_tag(Rng& rng) {
+  return rng() % 4 ? " %}" : " -%}";
+}
 
 // One generated tag (balanced blocks come from wrap()).
 std::string tag(Rng& rng) {
@@ -165,8 +242,8 @@ std::string tag(Rng& rng) {
     case 6:
       return open_tag(rng) + " else" + close_tag(rng);
     case 7: {
-      const char* const ends[] = {"endif", "endfor", "endmacro", "endset", "endraw", "break", "continue",
-                                  "endgeneration", "raw", "generation"};
+      const char* const ends[] = {"endif", "endfor",   "endmacro",      "endset", "endraw",
+                                  "break", "continue", "endgeneration", "raw",    "generation"};
       return open_tag(rng) + " " + pick(ends, rng) + close_tag(rng);
     }
     case 8:
@@ -192,9 +269,9 @@ std::pair<std::string, std::string> block(Rng& rng) {
     case 2:
       return {open_tag(rng) + " if " + e + close_tag(rng), open_tag(rng) + " endif" + close_tag(rng)};
     case 3:
-      return {open_tag(rng) + " if " + e + close_tag(rng),
-              open_tag(rng) + " else" + close_tag(rng) + "{{ " + expr(rng, 1) + " }}" + open_tag(rng) + " endif" +
-                  close_tag(rng)};
+      return {open_tag(rng) + " if " + e + close_tag(rng), open_tag(rng) + " else" + close_tag(rng) + "{{ " +
+                                                               expr(rng, 1) + " }}" + open_tag(rng) + " endif" +
+                                                               close_tag(rng)};
     case 4:
       return {open_tag(rng) + " macro m(a, b=" + std::string(pick(kNumbers, rng)) + ")" + close_tag(rng),
               open_tag(rng) + " endmacro" + close_tag(rng) + "{{ m(" + e + ") }}"};
@@ -239,7 +316,8 @@ std::string pool_run(Rng& rng, bool tags_only) {
   if (pieces.empty()) return {};
   std::size_t first = rng() % pieces.size();
   if (tags_only) {
-    for (std::size_t tries = 0; tries < pieces.size() && !pieces[first].tag; ++tries) first = (first + 1) % pieces.size();
+    for (std::size_t tries = 0; tries < pieces.size() && !pieces[first].tag; ++tries)
+      first = (first + 1) % pieces.size();
   }
   const std::size_t count = tags_only ? 1 : 1 + rng() % 8;
   const std::size_t last = std::min(pieces.size(), first + count) - 1;
