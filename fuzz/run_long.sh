@@ -5,7 +5,7 @@
 # root (git-ignored; HEARTH_FUZZ_CORPUS moves it), so each run starts where the
 # last one stopped. A finding does not end the target's turn: the reproducer is
 # kept in fuzz-corpus/artifacts/TARGET/ and libFuzzer starts again for the time
-# left (at most 8 findings per target). Prints, and writes to
+# left (at most 8 findings per target). Prints, and appends to
 # fuzz-corpus/summary.txt, one line per target: executions, exec/s, coverage
 # (cov: edges, ft: features), corpus size, findings with their reproducers.
 # Exits non-zero when any target had a finding.
@@ -28,7 +28,7 @@ per=$(( minutes * 60 ))
 summary="$store/summary.txt"
 mkdir -p "$store"
 echo "# fuzz/run_long.sh $minutes min per target, $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD)" \
-  | tee "$summary"
+  | tee -a "$summary"
 found_any=0
 for t in "${targets[@]}"; do
   seeds="$(fuzz_seed_dir "$t")"
