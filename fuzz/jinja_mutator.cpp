@@ -174,16 +174,19 @@ const char* const kMethods[] = {"strip()",    "split(',')",  "startswith('a')", 
                                 "upper()",    "lstrip('x')", "title()",         "append(1)",     "pop()",
                                 "count('a')", "find('a')"};
 
+// A name, a number or a string literal (`kind` 0, 1, 2).
+std::string atom(Rng& rng, unsigned kind) {
+  return kind == 0 ? pick(kNames, rng) : kind == 1 ? pick(kNumbers, rng) : pick(kStrings, rng);
+}
+
 // A random Jinja expression; `depth` bounds its nesting.
 std::string expr(Rng& rng, int depth) {
   const int choice = depth <= 0 ? static_cast<int>(rng() % 4) : static_cast<int>(rng() % 17);
   switch (choice) {
     case 0:
-      return pick(kNames, rng);
     case 1:
-      return pick(kNumbers, rng);
     case 2:
-      return pick(kStrings, rng);
+      return atom(rng, static_cast<unsigned>(choice));
     case 3:
       return rng() % 2 ? "[]" : "{}";
     case 4:
@@ -349,13 +352,12 @@ std::vector<Piece> tokens(std::string_view s, std::size_t from, std::size_t to) 
 }
 
 std::string operand(Rng& rng) {
-  switch (rng() % 6) {
+  const unsigned kind = rng() % 6;
+  switch (kind) {
     case 0:
-      return pick(kNames, rng);
     case 1:
-      return pick(kNumbers, rng);
     case 2:
-      return pick(kStrings, rng);
+      return atom(rng, kind);
     case 3:
       return std::string("| ") + pick(kFilters, rng);
     case 4:
