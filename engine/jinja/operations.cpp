@@ -61,6 +61,8 @@ Result<Value> repeat(const Value& seq, std::int64_t times) {
     return too_large("list repetition", kMaxValueBytes, "bytes");
   }
   std::vector<Value> out;
+  // An empty list passes every size check: [] * 10**12 must not loop 10**12 times.
+  if (seq.items().empty()) times = 0;
   for (std::int64_t i = 0; i < times; ++i) out.insert(out.end(), seq.items().begin(), seq.items().end());
   return seq.is_tuple() ? Value::tuple(std::move(out)) : Value::list(std::move(out));
 }

@@ -252,6 +252,13 @@ TEST(JinjaHostile, StringRepetitionDoublesAndChecksTheBudgetFirst) {
   const Outcome joined = run("{% set s = 'a' * 600000 %}{{ (s + s) | length }}", limits);
   ASSERT_FALSE(joined.ok);
   EXPECT_TRUE(has(joined.text, "max_allocated_bytes")) << joined.text;
+  // Found by fuzz/run_long.sh: an empty list passed every size check and then
+  // looped 10**12 times (a hang in the product too).
+  const Outcome empty =
+      run("{{ ([] * 1000000000000) | length }}|{{ [] * 9223372036854775807 }}|{{ (() * 10**15) | length }}");
+  ASSERT_TRUE(empty.ok) << empty.text;
+  EXPECT_EQ(empty.text, "0|[]|0");
+  EXPECT_LT(empty.seconds, 5.0);
   // A list '+' copies its strings: they count, not only the items.
   const Outcome lists = run("{% set l = ['x' * 400000] %}{{ (l + l) | length }}", limits);
   ASSERT_FALSE(lists.ok);
