@@ -16,7 +16,7 @@ if [ "${HEARTH_SKIP_SANITIZERS:-0}" != 1 ]; then
   "$HEARTH_ROOT/scripts/sanitize.sh" || die "the sanitizer pass failed"
 fi
 if [ -x fuzz/run.sh ]; then
-  say "Fuzzing the GGUF reader, the tokenizer and the chat templates for ${HEARTH_FUZZ_SECONDS:-60} s"
+  say "Fuzzing the GGUF reader, the tokenizer, the chat templates and the JSON requests for ${HEARTH_FUZZ_SECONDS:-60} s"
   fuzz/run.sh "${HEARTH_FUZZ_SECONDS:-60}" || die "fuzzing found a problem"
 fi
 say "All tests passed"

@@ -106,15 +106,25 @@ class Renderer {
     return {};
   }
 
-  // Items a list '+' or '*' would copy (0 for anything else), as a double
-  // so that a huge repeat count cannot wrap.
-  static double list_result_items(std::string_view op, const Value& a, const Value& b) {
-    if (op == "+" && a.is_list() && b.is_list()) return static_cast<double>(a.items().size() + b.items().size());
+  // Bytes a '+' or '*' of lists or strings would build (0 for anything
+  // else), as a double so that a huge repeat count cannot wrap.
+  static double result_bytes(std::string_view op, const Value& a, const Value& b) {
+    const auto size = [](const Value& v) {  // a list's copy copies its strings' bytes too
+      if (v.is_string()) return static_cast<double>(v.as_string().size());
+      double bytes = 0;
+      for (const Value& item : v.items()) {
+        bytes +=
+            static_cast<double>(sizeof(Value)) + (item.is_string() ? static_cast<double>(item.as_string().size()) : 0);
+      }
+      return bytes;
+    };
+    const auto sequence = [](const Value& v) { return v.is_string() || v.is_list(); };
+    if (op == "+" && sequence(a) && sequence(b) && a.is_string() == b.is_string()) return size(a) + size(b);
     if (op != "*") return 0;
-    const Value* list = a.is_list() ? &a : b.is_list() ? &b : nullptr;
-    const Value& times = a.is_list() ? b : a;
-    if (list == nullptr || !(times.is_int() || times.is_bool())) return 0;
-    return static_cast<double>(list->items().size()) * static_cast<double>(std::max<std::int64_t>(0, times.as_int()));
+    const Value* seq = sequence(a) ? &a : sequence(b) ? &b : nullptr;
+    const Value& times = seq == &a ? b : a;
+    if (seq == nullptr || !(times.is_int() || times.is_bool())) return 0;
+    return size(*seq) * static_cast<double>(std::max<std::int64_t>(0, times.as_int()));
   }
 
   // An operation about to build `bytes`: refused before it copies anything
@@ -526,7 +536,7 @@ Result<Value> Renderer::eval_node(const Expr& e, Scope& scope) {
       if (e.name == "or" && left.truthy()) return left;
       HEARTH_ASSIGN_OR_RETURN(Value right, eval(*e.args[1], scope));
       if (e.name == "and" || e.name == "or") return right;
-      HEARTH_TRY(can_build(list_result_items(e.name, left, right) * static_cast<double>(sizeof(Value)), e.offset));
+      HEARTH_TRY(can_build(result_bytes(e.name, left, right), e.offset));
       return binary_op(e.name, left, right);
     }
     case ExprKind::kCompare:

@@ -228,6 +228,43 @@ TEST(JinjaHostile, DoublingStringsAndListsHitsTheValueBudget) {
   EXPECT_EQ(run("{{ ([1] * 100000) | length }}").text, "100000");
 }
 
+// Found by fuzz_chat_template with the structure-aware mutator: 'a' * 1000000
+// appended a million times (seconds under the sanitizers, past libFuzzer's
+// timeout; the deadline is only checked between steps). Repetition now
+// doubles, and string '*' and '+' are checked against the bytes budget before
+// they build.
+TEST(JinjaHostile, StringRepetitionDoublesAndChecksTheBudgetFirst) {
+  EXPECT_EQ(
+      run("{{ 'ab' * 3 }}|{{ 3 * 'xy' }}|{{ 'a' * 0 }}|{{ 'a' * -2 }}|{{ ('' * 1000000) | length }}|{{ 'q' * true }}")
+          .text,
+      "ababab|xyxyxy|||0|q");
+  EXPECT_EQ(run("{{ ('abc' * 1000001) | length }} {{ ('abc' * 1000001)[-4:] }}").text, "3000003 cabc");
+  const Outcome big = run("{{ ('a' * 30000000) | length }}");
+  ASSERT_TRUE(big.ok) << big.text;
+  EXPECT_EQ(big.text, "30000000");
+  EXPECT_LT(big.seconds, 5.0);
+  RenderLimits limits;
+  limits.max_allocated_bytes = 1u << 20;
+  const Outcome refused = run("{{ ('a' * 2000000) | length }}", limits);
+  ASSERT_FALSE(refused.ok);
+  EXPECT_EQ(refused.code, ErrorCode::kOutOfMemory);
+  EXPECT_TRUE(has(refused.text, "max_allocated_bytes")) << refused.text;
+  const Outcome joined = run("{% set s = 'a' * 600000 %}{{ (s + s) | length }}", limits);
+  ASSERT_FALSE(joined.ok);
+  EXPECT_TRUE(has(joined.text, "max_allocated_bytes")) << joined.text;
+  // Found by fuzz/run_long.sh: an empty list passed every size check and then
+  // looped 10**12 times (a hang in the product too).
+  const Outcome empty =
+      run("{{ ([] * 1000000000000) | length }}|{{ [] * 9223372036854775807 }}|{{ (() * 10**15) | length }}");
+  ASSERT_TRUE(empty.ok) << empty.text;
+  EXPECT_EQ(empty.text, "0|[]|0");
+  EXPECT_LT(empty.seconds, 5.0);
+  // A list '+' copies its strings: they count, not only the items.
+  const Outcome lists = run("{% set l = ['x' * 400000] %}{{ (l + l) | length }}", limits);
+  ASSERT_FALSE(lists.ok);
+  EXPECT_TRUE(has(lists.text, "max_allocated_bytes")) << lists.text;
+}
+
 TEST(JinjaHostile, NamespaceCyclesAreRefused) {
   const Outcome o = run("{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns }}");
   ASSERT_FALSE(o.ok);
