@@ -30,9 +30,9 @@ row() { # MODEL LABEL QUANT KV
   ppl=$($CLI perplexity "$m" --file $TEXT --ctx 512 --device "$DEV" --threads "$THREADS" --kv "$kv" "${qa[@]}" --json \
     2>/dev/null | tail -1 | python3 -c 'import json,sys; print("%.4f" % json.load(sys.stdin)["perplexity"])')
   dec=$($BENCH concurrent "$m" --device "$DEV" --threads "$THREADS" --kv "$kv" "${qa[@]}" --streams 1 --tokens 64 \
-    --json 2>/dev/null | tail -1 | python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["single_stream_decode_tps"])')
+    --json 2>/dev/null | python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["single_stream_decode_tps"])')
   pre=$($BENCH prefill "$m" --device "$DEV" --threads "$THREADS" --kv "$kv" "${qa[@]}" --tokens 512 --reps 2 --json \
-    2>/dev/null | tail -1 | python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["prefill_tps"])')
+    2>/dev/null | python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["prefill_tps"])')
   est=$($CLI estimate "$m" --device "$DEV" --ctx 2048 --kv "$kv" "${qa[@]}" --json 2>/dev/null | tail -1 |
     python3 -c 'import json,sys; j=json.load(sys.stdin); m=1<<20; print("%.1f | %.1f | %.1f" % (j["weights_bytes"]/m, j["kv_bytes"]/m, j["total_bytes"]/m))')
   echo "| $label | ${q:-as stored} | $kv | $ppl | $dec | $pre | $est |"
