@@ -12,20 +12,6 @@
 namespace hearth::models {
 namespace {
 
-// Room the CUDA runtime, cuBLAS and fragmentation take beyond what plan()
-// counts, so "auto" does not pick a GPU the model only just fits.
-constexpr std::size_t kCudaHeadroomBytes = std::size_t{512} << 20;
-
-std::string bytes_text(std::size_t bytes) {
-  char text[32];
-  if (bytes >= (std::size_t{1} << 30)) {
-    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
-  } else {
-    std::snprintf(text, sizeof text, "%zu MiB", bytes >> 20);
-  }
-  return text;
-}
-
 struct DeviceDecision {
   std::string device;  // "cpu" or "cuda:N"
   std::string name;    // for display
@@ -103,6 +89,16 @@ Result<std::unique_ptr<Engine>> load_and_create(const std::filesystem::path& pat
 }
 
 }  // namespace
+
+std::string bytes_text(std::size_t bytes) {
+  char text[32];
+  if (bytes >= (std::size_t{1} << 30)) {
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
+  } else {
+    std::snprintf(text, sizeof text, "%zu MiB", bytes >> 20);
+  }
+  return text;
+}
 
 Result<DevicePlan> plan_device(std::string_view path_or_name, const RunConfig& config) {
   HEARTH_TRY(validate(config));

@@ -11,19 +11,7 @@
 namespace hearth::models {
 namespace {
 
-// What the CUDA runtime, cuBLAS and fragmentation take beyond the plan (as "auto" assumes).
-constexpr std::size_t kCudaHeadroomBytes = std::size_t{512} << 20;
 constexpr std::int32_t kGpuContextCap = 32768, kCpuContextCap = 8192;
-
-std::string size_text(std::size_t bytes) {
-  char text[32];
-  if (bytes >= (std::size_t{1} << 30)) {
-    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
-  } else {
-    std::snprintf(text, sizeof text, "%zu MiB", bytes >> 20);
-  }
-  return text;
-}
 
 std::string rate_text(double bytes_per_s) {
   char text[32];
@@ -118,7 +106,7 @@ Result<Recommendation> recommend(const gguf::GgufFile& file, const MachineView& 
     if (fit) {
       chosen = i;
     } else {
-      passed_over.push_back(gpu.id + " (" + gpu.name + ") has " + size_text(gpu.free_bytes) +
+      passed_over.push_back(gpu.id + " (" + gpu.name + ") has " + bytes_text(gpu.free_bytes) +
                             " free: too little for the weights and a " + std::to_string(kMinContext) + "-token cache");
     }
   }
@@ -139,8 +127,8 @@ Result<Recommendation> recommend(const gguf::GgufFile& file, const MachineView& 
     c.max_batch_tokens = 256;
     HEARTH_ASSIGN_OR_RETURN(RunPlan p, plan(file, c, "cpu"));
     r.reasons.push_back("does not fit this machine: even " + std::to_string(c.context_length) +
-                        " tokens of q8_0 cache on the CPU need " + size_text(p.total_bytes()) + ", " +
-                        size_text(usable_bytes(d)) + " of its " + size_text(d.free_bytes) +
+                        " tokens of q8_0 cache on the CPU need " + bytes_text(p.total_bytes()) + ", " +
+                        bytes_text(usable_bytes(d)) + " of its " + bytes_text(d.free_bytes) +
                         " free RAM is usable; a coarser --quant or a smaller model would");
     r.config = c;
     r.plan = std::move(p);
@@ -153,9 +141,9 @@ Result<Recommendation> recommend(const gguf::GgufFile& file, const MachineView& 
   const double bw = bandwidth(chosen);
   if (bw > 0 && p.weights_bytes > 0) r.decode_tokens_per_s = bw / static_cast<double>(p.weights_bytes);
 
-  std::string device_line = "device " + d.id + " (" + d.name + "): " + size_text(p.total_bytes()) + " (weights " +
-                            size_text(p.weights_bytes) + ", KV " + size_text(p.kv_bytes) + ", workspace " +
-                            size_text(p.workspace_bytes) + ") of " + size_text(d.free_bytes) + " free";
+  std::string device_line = "device " + d.id + " (" + d.name + "): " + bytes_text(p.total_bytes()) + " (weights " +
+                            bytes_text(p.weights_bytes) + ", KV " + bytes_text(p.kv_bytes) + ", workspace " +
+                            bytes_text(p.workspace_bytes) + ") of " + bytes_text(d.free_bytes) + " free";
   if (d.cuda) {
     device_line += ", the first GPU it fits";
   } else {
@@ -164,7 +152,7 @@ Result<Recommendation> recommend(const gguf::GgufFile& file, const MachineView& 
   if (r.decode_tokens_per_s > 0) {
     char speed[96];
     std::snprintf(speed, sizeof speed, "; decode at most ~%.0f tok/s (%s read per token at %s)", r.decode_tokens_per_s,
-                  size_text(p.weights_bytes).c_str(), rate_text(bw).c_str());
+                  bytes_text(p.weights_bytes).c_str(), rate_text(bw).c_str());
     device_line += speed;
     if (d.cuda && bandwidth(0) > 0) {
       std::snprintf(speed, sizeof speed, ", ~%.0f tok/s on the CPU",
@@ -188,7 +176,7 @@ Result<Recommendation> recommend(const gguf::GgufFile& file, const MachineView& 
   }
   r.reasons.push_back(ctx_line);
 
-  std::string kv_line = std::string("KV cache ") + to_string(r.config.kv_precision) + ": " + size_text(p.kv_bytes) +
+  std::string kv_line = std::string("KV cache ") + to_string(r.config.kv_precision) + ": " + bytes_text(p.kv_bytes) +
                         " for two full contexts";
   if (r.config.kv_precision == KvPrecision::kF16) {
     kv_line += ", f16 fits";

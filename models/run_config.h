@@ -56,6 +56,13 @@ Result<RunConfig> apply_flags(RunConfig base, const EngineFlags& flags);
 LoadOptions load_options(const RunConfig& config, std::string_view device);
 EngineOptions engine_options(const RunConfig& config);
 
+// Room the CUDA runtime, cuBLAS and fragmentation take beyond what plan()
+// counts, so neither "auto" nor the recommendation picks a GPU a model only just fits.
+inline constexpr std::size_t kCudaHeadroomBytes = std::size_t{512} << 20;
+
+// "1.5 GiB" at 1 GiB and over, else "340 MiB": the sizes of device reasons.
+std::string bytes_text(std::size_t bytes);
+
 // The KV precision a device runs for what was asked: q8_0 is the CPU's and
 // fp8 CUDA's; "auto" puts the other in f16 (a named device refuses it at load).
 KvPrecision kv_precision_on(KvPrecision asked, bool cuda);
