@@ -75,8 +75,8 @@ LoadOptionsDialog::LoadOptionsDialog(const QStringList& models, const QString& c
   kv_ = new QComboBox(this);
   kv_->setObjectName(QStringLiteral("loadKv"));
   kv_->addItem(tr("f16 (exact)"), QStringLiteral("f16"));
-  kv_->addItem(tr("q8_0 (8-bit per 32 values; CPU)"), QStringLiteral("q8_0"));
-  kv_->addItem(tr("fp8 E4M3 (8-bit; CUDA)"), QStringLiteral("fp8"));
+  kv_->addItem(tr("q8_0 (8-bit, a scale per 32 values)"), QStringLiteral("q8_0"));
+  kv_->addItem(tr("fp8 E4M3 (8-bit, a scale per layer)"), QStringLiteral("fp8"));
   form->addRow(tr("KV cache"), kv_);
   context_ = new QSpinBox(this);
   context_->setObjectName(QStringLiteral("loadContext"));

@@ -6,7 +6,8 @@
 # which equals the CPU allocation). One configuration after another, so the
 # speeds compare within one run; the machine's load is printed first.
 #
-# Usage: bench/format_table.sh [BUILD_DIR] [DEVICE]     (default build/dev, cpu)
+# Usage: [KVS="f16 q8_0 fp8"] [MODELS="default gemma3-270m-q4_k_m"] bench/format_table.sh [BUILD_DIR] [DEVICE]
+# (default build/dev, cpu; the models by catalog id, from the models folder: HEARTH_MODELS_DIR)
 # Models: the default (SmolLM2 135M Q4_1) and Gemma 3 270M Q4_K_M, each as
 # stored and converted at load to Q4_0 (the only coarser format both take:
 # Gemma's 640-wide rows are not whole K-quant blocks, and its Q4_K tensors
@@ -37,15 +38,15 @@ row() { # MODEL LABEL QUANT KV
     python3 -c 'import json,sys; j=json.load(sys.stdin); m=1<<20; print("%.1f | %.1f | %.1f" % (j["weights_bytes"]/m, j["kv_bytes"]/m, j["total_bytes"]/m))')
   echo "| $label | ${q:-as stored} | $kv | $ppl | $dec | $pre | $est |"
 }
-KVS="f16 q8_0"
-[ "$DEV" != cpu ] && KVS="f16 fp8"
-for kv in $KVS; do
-  row default "SmolLM2 135M (Q4_1)" "" "$kv"
-  row default "SmolLM2 135M (Q4_1)" Q4_0 "$kv"
-done
-for kv in $KVS; do
-  row gemma3-270m-q4_k_m "Gemma 3 270M (Q4_K_M)" "" "$kv"
-  row gemma3-270m-q4_k_m "Gemma 3 270M (Q4_K_M)" Q4_0 "$kv"
+KVS=${KVS:-"f16 q8_0 fp8"}
+MODELS=${MODELS:-"default gemma3-270m-q4_k_m"}
+for model in $MODELS; do
+  label="SmolLM2 135M (Q4_1)"
+  [ "$model" = gemma3-270m-q4_k_m ] && label="Gemma 3 270M (Q4_K_M)"
+  for kv in $KVS; do
+    row "$model" "$label" "" "$kv"
+    row "$model" "$label" Q4_0 "$kv"
+  done
 done
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

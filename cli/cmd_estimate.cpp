@@ -60,9 +60,8 @@ std::vector<std::string> explain(const ModelHyperParams& hp, const models::RunCo
     lines.push_back("context " + std::to_string(p.context_length) + " tokens: the model's trained context (" +
                     std::to_string(hp.n_ctx_train) + ") capped at 8192, the default");
   }
-  lines.push_back("KV cache " +
-                  std::string(to_string(models::kv_precision_on(config.kv_precision, dp.device != "cpu"))) + ": " +
-                  std::to_string(p.kv_blocks) + " blocks of " + std::to_string(config.kv_block_size) + " tokens, " +
+  lines.push_back("KV cache " + std::string(to_string(config.kv_precision)) + ": " + std::to_string(p.kv_blocks) +
+                  " blocks of " + std::to_string(config.kv_block_size) + " tokens, " +
                   (config.kv_budget_bytes > 0 ? std::string("as the KV budget allows")
                                               : std::string("room for two full contexts (the default)")));
   lines.push_back("batch: " + std::to_string(config.max_batch_tokens) + " tokens and " +
@@ -138,7 +137,7 @@ void run_estimate(const EstimateOptions& opt) {
                       {"device_name", dp.device_name},
                       {"device_reason", dp.reason},
                       {"context_length", p.context_length},
-                      {"kv_precision", to_string(models::kv_precision_on(config.kv_precision, dp.device != "cpu"))},
+                      {"kv_precision", to_string(config.kv_precision)},
                       {"kv_blocks", p.kv_blocks},
                       {"weights_bytes", p.weights_bytes},
                       {"kv_bytes", p.kv_bytes},

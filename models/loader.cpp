@@ -78,26 +78,6 @@ Result<std::unique_ptr<Model>> load_architecture(std::unique_ptr<gguf::GgufFile>
   return load_llama(std::move(file), options, device);
 }
 
-// The KV precision the chosen device runs, or why it cannot: q8_0 is the
-// CPU's (CUDA's compact form is fp8), fp8 CUDA's; "auto" falls back to f16.
-Result<KvPrecision> kv_precision_for(const LoadOptions& options, const DeviceChoice& device) {
-  const KvPrecision kv = options.kv_precision;
-  if (kv == KvPrecision::kQ8_0 && device.cuda) {
-    if (options.device != "auto") {
-      return make_error(ErrorCode::kUnsupported,
-                        "KV precision q8_0 runs on the CPU; on CUDA use fp8 (1 byte a value) or f16");
-    }
-    log::get("models")->warn("KV precision q8_0 runs on the CPU; the model runs on CUDA with an f16 KV cache");
-    return KvPrecision::kF16;
-  }
-  if (kv != KvPrecision::kFp8E4M3 || device.cuda) return kv;
-  if (options.device != "auto") {
-    return make_error(ErrorCode::kUnsupported, "KV precision fp8 needs CUDA; the CPU keeps the KV cache in f16");
-  }
-  log::get("models")->warn("KV precision fp8 needs CUDA; the model runs on the CPU with an f16 KV cache");
-  return KvPrecision::kF16;
-}
-
 // options.quant's conversion of the file's matrices (nothing when it is empty).
 Result<std::optional<ConversionReport>> convert_as_asked(gguf::GgufFile& file, const LoadOptions& options) {
   if (options.quant.empty()) return std::optional<ConversionReport>{};
@@ -147,7 +127,7 @@ Result<DeviceChoice> choose_device(std::string_view device) {
 
 Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOptions& options) {
   HEARTH_ASSIGN_OR_RETURN(const DeviceChoice device, choose_device(options.device));
-  HEARTH_ASSIGN_OR_RETURN(const KvPrecision kv, kv_precision_for(options, device));
+  const KvPrecision kv = options.kv_precision;  // every backend runs f16, q8_0 and fp8
   HEARTH_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> file, gguf::GgufFile::open(path));
   // The architecture, and every tensor's presence, shape and type, before
   // the vocabulary, the weights or the KV cache take any memory.

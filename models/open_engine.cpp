@@ -28,7 +28,6 @@ const DeviceInfo* find_device(const std::vector<DeviceInfo>& devices, std::strin
 
 Result<DeviceDecision> on_cpu(const gguf::GgufFile& file, const RunConfig& config, const DeviceInfo& cpu,
                               std::string reason) {
-  if (config.kv_precision == KvPrecision::kFp8E4M3) reason += "; KV f16 (fp8 needs CUDA)";
   HEARTH_ASSIGN_OR_RETURN(RunPlan p, plan(file, config, "cpu"));
   return DeviceDecision{"cpu", cpu.name, std::move(reason), std::move(p)};
 }
@@ -58,7 +57,6 @@ Result<DeviceDecision> decide_auto(const gguf::GgufFile& file, const RunConfig& 
                   needs + ", " + gpu->name + " has only " + bytes_text(gpu->free_bytes) + " free");
   }
   std::string why = needs + " of " + gpu->name + "'s " + bytes_text(gpu->free_bytes) + " free";
-  if (config.kv_precision == KvPrecision::kQ8_0) why += "; KV f16 (q8_0 runs on the CPU)";
   return DeviceDecision{gpu->id, gpu->name, std::move(why), std::move(p)};
 }
 
@@ -78,14 +76,10 @@ Result<DeviceDecision> decide_device(const gguf::GgufFile& file, const RunConfig
 
 Result<std::unique_ptr<Engine>> load_and_create(const std::filesystem::path& path, const RunConfig& config,
                                                 const DeviceDecision& d) {
-  RunConfig c = config;
-  // "auto" runs an f16 KV cache where the device lacks the precision asked (the
-  // reason says so); a named device keeps it, and the loader refuses what it cannot run.
-  if (config.device == "auto") c.kv_precision = kv_precision_on(c.kv_precision, d.device != "cpu");
-  HEARTH_ASSIGN_OR_RETURN(ModelBundle bundle, load_model(path, load_options(c, d.device)));
+  HEARTH_ASSIGN_OR_RETURN(ModelBundle bundle, load_model(path, load_options(config, d.device)));
   bundle.run.device_name = d.name;
   bundle.run.device_reason = d.reason;
-  return Engine::create(std::move(bundle), engine_options(c));
+  return Engine::create(std::move(bundle), engine_options(config));
 }
 
 }  // namespace

@@ -33,15 +33,10 @@ std::size_t workspace_bytes(const ModelHyperParams& hp, std::int32_t tokens, std
 
 }  // namespace
 
-KvPrecision kv_precision_on(KvPrecision asked, bool cuda) {
-  if (cuda) return asked == KvPrecision::kQ8_0 ? KvPrecision::kF16 : asked;
-  return asked == KvPrecision::kFp8E4M3 ? KvPrecision::kF16 : asked;
-}
-
 Result<RunPlan> plan(const gguf::GgufFile& file, const RunConfig& config, std::string_view device) {
   HEARTH_TRY(validate(config));
   const bool cuda = device != "cpu";
-  const KvPrecision kv = kv_precision_on(config.kv_precision, cuda);
+  const KvPrecision kv = config.kv_precision;
   HEARTH_ASSIGN_OR_RETURN(const ModelHyperParams hp, read_hparams(file));
   RunPlan p;
   p.architecture = hp.architecture;

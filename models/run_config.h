@@ -63,10 +63,6 @@ inline constexpr std::size_t kCudaHeadroomBytes = std::size_t{512} << 20;
 // "1.5 GiB" at 1 GiB and over, else "340 MiB": the sizes of device reasons.
 std::string bytes_text(std::size_t bytes);
 
-// The KV precision a device runs for what was asked: q8_0 is the CPU's and
-// fp8 CUDA's; "auto" puts the other in f16 (a named device refuses it at load).
-KvPrecision kv_precision_on(KvPrecision asked, bool cuda);
-
 // What a model will take on `device`, in bytes, from the GGUF's tensors and
 // hyper-parameters alone (nothing is allocated).
 struct RunPlan {

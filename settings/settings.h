@@ -32,7 +32,7 @@ namespace hearth::settings {
 // Serialized as "system", "light", "dark".
 enum class Theme { kSystem, kLight, kDark };
 // The engine's one KV precision enum, serialized by hearth::to_string ("f16",
-// "q8_0", "fp8"): q8_0 runs on the CPU, fp8 on CUDA.
+// "q8_0", "fp8"): every backend runs all three.
 using hearth::KvPrecision;
 
 const char* to_string(Theme theme);

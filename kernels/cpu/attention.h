@@ -2,9 +2,11 @@
 // reading K/V through the sequence's block table (paged KV cache).
 //
 // KV storage layout, per layer and for K and V alike:
-//   [n_pool_blocks][block_size][n_kv_heads][head_dim]   (F32 or F16)
+//   [n_pool_blocks][block_size][n_kv_heads][head_dim]   (F32, F16 or FP8 E4M3)
 // or, for Q8_0, each [head_dim] row as head_dim / 32 Q8_0 blocks (an f16
-// scale and 32 int8 codes: 34 bytes), rows in the same order.
+// scale and 32 int8 codes: 34 bytes), rows in the same order. FP8 codes
+// (kernels/fp8.h) hold value / scale, one scale for all of K (k_scale) and
+// one for all of V (v_scale).
 // Position p of the sequence lives in pool block block_table[p / block_size],
 // slot p % block_size. The caller writes the batch's own K/V there before
 // calling, so a query at position p reads positions 0..p (or the last `window`
@@ -18,7 +20,7 @@
 
 namespace hearth::kernels {
 
-enum class KvDtype { kF32, kF16, kQ8_0 };
+enum class KvDtype { kF32, kF16, kQ8_0, kFp8E4M3 };
 
 inline constexpr int kKvQ8Block = 32;  // values per Q8_0 block; head_dim must be a multiple
 // Bytes of one [head_dim] row of K or V.
@@ -30,6 +32,8 @@ inline int64_t kv_row_bytes(KvDtype dtype, int64_t head_dim) {
       return head_dim * 2;
     case KvDtype::kQ8_0:
       return head_dim / kKvQ8Block * 34;
+    case KvDtype::kFp8E4M3:
+      return head_dim;
   }
   return 0;
 }
@@ -40,7 +44,9 @@ struct PagedKv {
   KvDtype dtype = KvDtype::kF32;
   int block_size = 16;  // tokens per block, <= kMaxAttnBlockSize
   int n_kv_heads = 0;
-  int head_dim = 0;  // <= kMaxAttnHeadDim; a multiple of 32 for kQ8_0
+  int head_dim = 0;      // <= kMaxAttnHeadDim; a multiple of 32 for kQ8_0
+  float k_scale = 1.0f;  // kFp8E4M3 only: value = code * scale
+  float v_scale = 1.0f;
 };
 
 struct AttentionParams {

@@ -21,6 +21,7 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dequantize.h"
 #include "kernels/cpu/fp16.h"
+#include "kernels/fp8.h"
 
 namespace hearth::kernels {
 namespace {
@@ -213,8 +214,23 @@ struct Job {
 
 // Per-thread scratch, grown on demand: f32 K and V of one block of one KV head
 // ([block_size][head_dim]) and the running max / sum of each row of a tile.
+// The 256 values of the fp8 codes times one scale (rebuilt when the scale changes).
+struct Fp8Table {
+  float scale = 0.0f;
+  float value[256] = {};
+};
+
+const Fp8Table& fp8_table(float scale, Fp8Table& t) {
+  if (t.scale != scale) {
+    for (int c = 0; c < 256; ++c) t.value[c] = fp8_e4m3_to_f32(static_cast<uint8_t>(c)) * scale;
+    t.scale = scale;
+  }
+  return t;
+}
+
 struct Scratch {
   std::vector<float> k, v, max, sum;
+  Fp8Table k_table, v_table;
 };
 
 Scratch& scratch() {
@@ -248,6 +264,19 @@ BlockView load_block(const Job& job, int g, int64_t lo, int n, Scratch& s) {
     for (int j = 0; j < n; ++j) {
       dequantize_row_q8_0(k8 + j * kv.n_kv_heads * rb, s.k.data() + j * hd, hd);
       dequantize_row_q8_0(v8 + j * kv.n_kv_heads * rb, s.v.data() + j * hd, hd);
+    }
+    return {s.k.data(), s.v.data(), hd};
+  }
+  if (kv.dtype == KvDtype::kFp8E4M3) {
+    const auto* k8 = static_cast<const uint8_t*>(kv.k) + row * hd;
+    const auto* v8 = static_cast<const uint8_t*>(kv.v) + row * hd;
+    const Fp8Table& kt = fp8_table(kv.k_scale, s.k_table);
+    const Fp8Table& vt = fp8_table(kv.v_scale, s.v_table);
+    for (int j = 0; j < n; ++j) {
+      for (int64_t d = 0; d < hd; ++d) {
+        s.k[static_cast<size_t>(j * hd + d)] = kt.value[k8[j * stride + d]];
+        s.v[static_cast<size_t>(j * hd + d)] = vt.value[v8[j * stride + d]];
+      }
     }
     return {s.k.data(), s.v.data(), hd};
   }

@@ -20,6 +20,8 @@ struct AttnArgs {
   int max_blocks_per_seq;
   const void* k;
   const void* v;
+  const void* k_d;  // q8_0: the f16 scales of k's groups of 32 (paged_kv.h)
+  const void* v_d;
   int block_size, n_kv_heads, head_dim, n_heads, group, subgroups;
   float qk_scale;  // scale * k_scale
   float v_scale;
@@ -31,8 +33,16 @@ struct AttnArgs {
 
 // e (< kMaxElems) elements of a K/V row starting at element `off` (a multiple of n).
 template <KvPrecision kDtype>
-__device__ __forceinline__ void load_row(const void* base, int64_t off, int n, float (&out)[kMaxElems]) {
-  if constexpr (kDtype == KvPrecision::kF16) {
+__device__ __forceinline__ void load_row(const void* base, const void* dbase, int64_t off, int n,
+                                         float (&out)[kMaxElems]) {
+  if constexpr (kDtype == KvPrecision::kQ8_0) {
+    const int8_t* p = static_cast<const int8_t*>(base) + off;
+    const uint16_t* d = static_cast<const uint16_t*>(dbase);
+#pragma unroll
+    for (int i = 0; i < kMaxElems; ++i) {
+      if (i < n) out[i] = static_cast<float>(__ldg(p + i)) * half_bits_to_float(__ldg(d + (off + i) / 32));
+    }
+  } else if constexpr (kDtype == KvPrecision::kF16) {
     const uint16_t* p = static_cast<const uint16_t*>(base) + off;
     if (n == 8) {
       const uint4 w = __ldg(reinterpret_cast<const uint4*>(p));
@@ -130,8 +140,8 @@ __device__ void attend_chunk(const AttnArgs& a, const float (&qv)[kMaxGroup][kMa
       const int64_t block = table[pos / a.block_size];
       const int64_t off = ((block * a.block_size + pos % a.block_size) * a.n_kv_heads + g) * a.head_dim +
                           static_cast<int64_t>(lane) * n;
-      load_row<kDtype>(a.k, off, n, kb[b]);
-      load_row<kDtype>(a.v, off, n, vb[b]);
+      load_row<kDtype>(a.k, a.k_d, off, n, kb[b]);
+      load_row<kDtype>(a.v, a.v_d, off, n, vb[b]);
     }
 #pragma unroll
     for (int b = 0; b < kBatch; ++b) {
@@ -255,11 +265,20 @@ template <>
 struct WideRaw<KvPrecision::kFp8E4M3> {
   uint2 w;
 };
+template <>
+struct WideRaw<KvPrecision::kQ8_0> {  // 8 codes of one group of 32 and the group's f16 scale
+  uint2 w;
+  uint16_t d;
+};
 
+// off: a multiple of kWideElems, so a lane's 8 elements share one q8_0 group.
 template <KvPrecision kDtype>
-__device__ __forceinline__ WideRaw<kDtype> wide_load(const void* base, int64_t off) {
+__device__ __forceinline__ WideRaw<kDtype> wide_load(const void* base, const void* dbase, int64_t off) {
   if constexpr (kDtype == KvPrecision::kF16) {
     return {__ldg(reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(base) + off))};
+  } else if constexpr (kDtype == KvPrecision::kQ8_0) {
+    return {__ldg(reinterpret_cast<const uint2*>(static_cast<const uint8_t*>(base) + off)),
+            __ldg(static_cast<const uint16_t*>(dbase) + off / 32)};
   } else {
     return {__ldg(reinterpret_cast<const uint2*>(static_cast<const uint8_t*>(base) + off))};
   }
@@ -269,6 +288,8 @@ template <KvPrecision kDtype>
 __device__ __forceinline__ WideRaw<kDtype> wide_zero() {
   if constexpr (kDtype == KvPrecision::kF16) {
     return {make_uint4(0, 0, 0, 0)};
+  } else if constexpr (kDtype == KvPrecision::kQ8_0) {
+    return {make_uint2(0, 0), 0};
   } else {
     return {make_uint2(0, 0)};
   }
@@ -276,7 +297,14 @@ __device__ __forceinline__ WideRaw<kDtype> wide_zero() {
 
 template <KvPrecision kDtype>
 __device__ __forceinline__ void wide_decode(const WideRaw<kDtype>& r, float (&out)[kWideElems]) {
-  if constexpr (kDtype == KvPrecision::kF16) {
+  if constexpr (kDtype == KvPrecision::kQ8_0) {
+    const float d = half_bits_to_float(r.d);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      out[i] = static_cast<float>(static_cast<int8_t>(byte_of(r.w.x, i))) * d;
+      out[4 + i] = static_cast<float>(static_cast<int8_t>(byte_of(r.w.y, i))) * d;
+    }
+  } else if constexpr (kDtype == KvPrecision::kF16) {
     const uint32_t words[4] = {r.w.x, r.w.y, r.w.z, r.w.w};
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
@@ -355,8 +383,8 @@ __global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_wide_kernel
       if (pos < hi) {
         const int64_t off =
             (static_cast<int64_t>(blk[j]) * a.block_size + pos % a.block_size) * a.n_kv_heads * kD + head_off;
-        kr[j] = wide_load<kDtype>(a.k, off);
-        vr[j] = wide_load<kDtype>(a.v, off);
+        kr[j] = wide_load<kDtype>(a.k, a.k_d, off);
+        vr[j] = wide_load<kDtype>(a.v, a.v_d, off);
       } else {
         kr[j] = wide_zero<kDtype>();
         vr[j] = wide_zero<kDtype>();
@@ -559,6 +587,24 @@ int choose_split_len(int n_tokens, int n_heads, int n_kv_heads, int max_context,
   return std::max(quantum, ceil_div(len, quantum) * quantum);
 }
 
+namespace {
+
+// The wide kernel for a head size (kLanes lanes a row) and a cache dtype.
+template <int kLanes>
+void (*wide_kernel_for(KvPrecision dtype))(AttnArgs) {
+  switch (dtype) {
+    case KvPrecision::kFp8E4M3:
+      return attn_wide_kernel<KvPrecision::kFp8E4M3, kLanes>;
+    case KvPrecision::kQ8_0:
+      return attn_wide_kernel<KvPrecision::kQ8_0, kLanes>;
+    case KvPrecision::kF16:
+      break;
+  }
+  return attn_wide_kernel<KvPrecision::kF16, kLanes>;
+}
+
+}  // namespace
+
 size_t paged_attention_workspace_bytes(int n_tokens, int n_heads, int head_dim, int max_context, int split_len) {
   if (split_len <= 0) return 0;
   const int n_splits = ceil_div(max_context, split_len);
@@ -571,7 +617,8 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   HEARTH_CUDA_REQUIRE(kv.k != nullptr && kv.v != nullptr && kv.block_size > 0 && kv.n_kv_heads > 0);
   HEARTH_CUDA_REQUIRE(kv.head_dim > 0 && kv.head_dim % kWarp == 0 && kv.head_dim <= kMaxAttnHeadDim);
   HEARTH_CUDA_REQUIRE(kv.dtype == KvPrecision::kF16 ||
-                      (kv.dtype == KvPrecision::kFp8E4M3 && kv.k_scale > 0.0f && kv.v_scale > 0.0f));
+                      (kv.dtype == KvPrecision::kFp8E4M3 && kv.k_scale > 0.0f && kv.v_scale > 0.0f) ||
+                      (kv.dtype == KvPrecision::kQ8_0 && kv.k_d != nullptr && kv.v_d != nullptr));
   HEARTH_CUDA_REQUIRE(params.n_heads > 0 && params.n_heads % kv.n_kv_heads == 0 && params.split_len > 0);
   HEARTH_CUDA_REQUIRE(batch.q != nullptr && batch.positions != nullptr && batch.block_tables != nullptr);
   HEARTH_CUDA_REQUIRE(batch.max_context > 0 && batch.max_blocks_per_seq * int64_t{kv.block_size} >= batch.max_context);
@@ -588,7 +635,8 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   AttnArgs a{};
   a.q = batch.q, a.positions = batch.positions, a.token_seq = batch.token_seq, a.block_tables = batch.block_tables;
   a.max_blocks_per_seq = batch.max_blocks_per_seq;
-  a.k = kv.k, a.v = kv.v, a.block_size = kv.block_size, a.n_kv_heads = kv.n_kv_heads, a.head_dim = kv.head_dim;
+  a.k = kv.k, a.v = kv.v, a.k_d = kv.k_d, a.v_d = kv.v_d, a.block_size = kv.block_size, a.n_kv_heads = kv.n_kv_heads,
+  a.head_dim = kv.head_dim;
   a.n_heads = params.n_heads, a.group = group, a.subgroups = ceil_div(group, kMaxGroup);
   const bool fp8 = kv.dtype == KvPrecision::kFp8E4M3;
   a.qk_scale = params.scale * (fp8 ? kv.k_scale : 1.0f);
@@ -607,16 +655,16 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   if (wide) {
     switch (kv.head_dim) {
       case 32:
-        split = fp8 ? attn_wide_kernel<KvPrecision::kFp8E4M3, 4> : attn_wide_kernel<KvPrecision::kF16, 4>;
+        split = wide_kernel_for<4>(kv.dtype);
         break;
       case 64:
-        split = fp8 ? attn_wide_kernel<KvPrecision::kFp8E4M3, 8> : attn_wide_kernel<KvPrecision::kF16, 8>;
+        split = wide_kernel_for<8>(kv.dtype);
         break;
       case 128:
-        split = fp8 ? attn_wide_kernel<KvPrecision::kFp8E4M3, 16> : attn_wide_kernel<KvPrecision::kF16, 16>;
+        split = wide_kernel_for<16>(kv.dtype);
         break;
       case 256:
-        split = fp8 ? attn_wide_kernel<KvPrecision::kFp8E4M3, 32> : attn_wide_kernel<KvPrecision::kF16, 32>;
+        split = wide_kernel_for<32>(kv.dtype);
         break;
       default:  // other head sizes: the v12 kernel
         break;
@@ -624,7 +672,9 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   }
   const int split_threads = split != nullptr ? kWideThreads : kWarps * kWarp;
   if (split == nullptr) {
-    split = fp8 ? attn_split_kernel<KvPrecision::kFp8E4M3> : attn_split_kernel<KvPrecision::kF16>;
+    split = kv.dtype == KvPrecision::kFp8E4M3 ? attn_split_kernel<KvPrecision::kFp8E4M3>
+            : kv.dtype == KvPrecision::kQ8_0  ? attn_split_kernel<KvPrecision::kQ8_0>
+                                              : attn_split_kernel<KvPrecision::kF16>;
   }
   HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), split, grid, split_threads, 0, stream, a));
   HEARTH_CUDA_TRY(check_launch("attn_split_kernel"));

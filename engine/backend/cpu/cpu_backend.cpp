@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -9,6 +10,7 @@
 #include "engine/backend/cpu/cpu_ceilings.h"
 #include "engine/core/log.h"
 #include "kernels/cpu/ggml_type.h"
+#include "kernels/fp8.h"
 
 namespace hearth::cpu {
 namespace {
@@ -56,12 +58,14 @@ Result<backend::Vector> CpuBackend::upload_vector(const backend::HostTensor& t) 
   return backend::Vector{static_cast<const float*>(t.data), t.rows * t.cols};
 }
 
-// K and V rows of one block over all layers, f16 (2 bytes a value) or q8_0 (34 bytes per 32 values).
+// K and V rows of one block over all layers, f16 (2 bytes a value), q8_0 (34
+// bytes per 32 values) or fp8 (1 byte a value).
 std::size_t CpuBackend::kv_block_bytes(std::int32_t block_size) const {
   const backend::ModelShape& s = shape();
-  const std::size_t row = kv_precision_ == KvPrecision::kQ8_0
-                              ? static_cast<std::size_t>(s.head_dim) / 32 * 34
-                              : static_cast<std::size_t>(s.head_dim) * sizeof(std::uint16_t);
+  const auto hd = static_cast<std::size_t>(s.head_dim);
+  const std::size_t row = kv_precision_ == KvPrecision::kQ8_0      ? hd / 32 * 34
+                          : kv_precision_ == KvPrecision::kFp8E4M3 ? hd
+                                                                   : hd * sizeof(std::uint16_t);
   return 2ull * static_cast<std::size_t>(s.n_layer) * static_cast<std::size_t>(block_size) *
          static_cast<std::size_t>(s.n_head_kv) * row;
 }
@@ -69,9 +73,6 @@ std::size_t CpuBackend::kv_block_bytes(std::int32_t block_size) const {
 Result<void> CpuBackend::allocate_kv(const KvLayout& layout) {
   if (layout.num_blocks <= 0 || layout.block_size <= 0) {
     return make_error(ErrorCode::kInvalidArgument, "KV layout needs a positive number of blocks and block size");
-  }
-  if (kv_precision_ == KvPrecision::kFp8E4M3) {
-    return make_error(ErrorCode::kUnsupported, "KV precision fp8 needs CUDA; the CPU keeps f16 or q8_0");
   }
   if (kv_precision_ == KvPrecision::kQ8_0 && shape().head_dim % 32 != 0) {
     return make_error(ErrorCode::kUnsupported,
@@ -90,15 +91,22 @@ Result<void> CpuBackend::allocate_kv(const KvLayout& layout) {
         ErrorCode::kOutOfMemory,
         "cannot allocate a KV cache of " + std::to_string(2 * per_cache * sizeof(std::uint16_t) >> 20) + " MiB");
   }
+  kv_scales_.assign(2 * static_cast<std::size_t>(shape().n_layer), 0.0f);
   kv_layout_ = layout;
   return {};
+}
+
+float CpuBackend::kv_scale(std::int32_t layer, bool v) const {
+  if (kv_precision_ != KvPrecision::kFp8E4M3) return 1.0f;
+  const std::size_t i = 2 * static_cast<std::size_t>(layer) + (v ? 1 : 0);
+  return i < kv_scales_.size() ? kv_scales_[i] : 0.0f;
 }
 
 PagedKv CpuBackend::layer_kv(std::int32_t layer) {
   const std::size_t layer_elems = k_cache_.size() / static_cast<std::size_t>(shape().n_layer);
   const auto offset = static_cast<std::size_t>(layer) * layer_elems;
-  return PagedKv{k_cache_.data() + offset, v_cache_.data() + offset, kv_precision_ == KvPrecision::kQ8_0,
-                 kv_layout_.block_size,    shape().n_head_kv,        shape().head_dim};
+  return PagedKv{k_cache_.data() + offset, v_cache_.data() + offset, kv_precision_,     kv_scale(layer, false),
+                 kv_scale(layer, true),    kv_layout_.block_size,    shape().n_head_kv, shape().head_dim};
 }
 
 DeviceCeilings CpuBackend::measure_ceilings() {
@@ -193,10 +201,31 @@ void CpuBackend::do_rope(Activation q, std::int32_t n_q_heads, Activation k, std
 }
 
 void CpuBackend::do_store_kv(std::int32_t layer, Activation k, Activation v) {
+  if (kv_precision_ == KvPrecision::kFp8E4M3) calibrate_fp8(layer, k, v);
   const PagedKv kv = layer_kv(layer);
   for (const Seq& s : seqs_) {
     ops_.store_kv(kv, s.block_table, s.start_pos, k.data + s.row * k.width, v.data + s.row * v.width, s.count);
   }
+}
+
+// The first store into a layer with a non-zero value fixes its scales
+// (kernels/fp8.h kv_fp8_scale): the cache keeps codes of one scale for the
+// life of the allocation, so cached prefixes stay valid.
+void CpuBackend::calibrate_fp8(std::int32_t layer, Activation k, Activation v) {
+  float& ks = kv_scales_[2 * static_cast<std::size_t>(layer)];
+  float& vs = kv_scales_[2 * static_cast<std::size_t>(layer) + 1];
+  if (ks > 0.0f && vs > 0.0f) return;
+  float k_max = 0.0f, v_max = 0.0f;
+  for (const Seq& s : seqs_) {
+    for (std::int64_t i = s.row * k.width; i < (s.row + s.count) * k.width; ++i) {
+      k_max = std::max(k_max, std::fabs(k.data[i]));
+    }
+    for (std::int64_t i = s.row * v.width; i < (s.row + s.count) * v.width; ++i) {
+      v_max = std::max(v_max, std::fabs(v.data[i]));
+    }
+  }
+  if (ks == 0.0f) ks = kernels::kv_fp8_scale(k_max);
+  if (vs == 0.0f) vs = kernels::kv_fp8_scale(v_max);
 }
 
 void CpuBackend::do_attention(std::int32_t layer, Activation q, Activation out, float scale, std::int32_t window) {

@@ -21,8 +21,10 @@ struct CpuBackendOptions {
   // Outlier refinement of the 8-bit activation blocks (kernels/cpu/
   // outlier_refine.h). false: plain 8-bit blocks, as llama.cpp computes.
   bool refine_activations = true;
-  // f16 or q8_0 (blocks of 32 with an f16 scale: 34 bytes per 32 values,
-  // needs a head size that is a multiple of 32). fp8 is CUDA's.
+  // f16, q8_0 (blocks of 32 with an f16 scale: 34 bytes per 32 values,
+  // needs a head size that is a multiple of 32) or fp8 (E4M3, one byte a
+  // value; per-layer K and V scales calibrated on the first prefill:
+  // kernels/fp8.h kv_fp8_scale).
   KvPrecision kv_precision = KvPrecision::kF16;
 };
 
@@ -38,6 +40,8 @@ class CpuBackend final : public backend::Ops {
   std::size_t kv_block_bytes(std::int32_t block_size) const override;
   Result<void> allocate_kv(const KvLayout& layout) override;
   bool has_kv() const override { return !k_cache_.empty(); }
+  // fp8: the K and V scales of a layer (0 until calibrated); 1 for other precisions.
+  float kv_scale(std::int32_t layer, bool v) const;
 
   void mark_layer(std::uint32_t boundary) override;
 
@@ -85,12 +89,15 @@ class CpuBackend final : public backend::Ops {
                  std::span<float> logits) override;
 
   PagedKv layer_kv(std::int32_t layer);
+  void calibrate_fp8(std::int32_t layer, backend::Activation k, backend::Activation v);
   void add_bias(float* y, const backend::Vector& bias, std::int64_t width) const;
 
   CpuOps ops_;
   std::size_t weight_bytes_ = 0;
   KvLayout kv_layout_;
   KvPrecision kv_precision_;
+  // fp8: [layer][K, V] scales, 0 until the layer's first non-zero store calibrates them.
+  std::vector<float> kv_scales_;
   std::vector<std::uint16_t> k_cache_, v_cache_;  // [layer][block][token][kv_head][head_dim] f16, or q8_0 rows
   // The staged step.
   std::vector<std::vector<float>> buffers_;      // [activation][n_tokens * width], grown on demand

@@ -13,6 +13,7 @@
 #include "kernels/cpu/rmsnorm.h"
 #include "kernels/cpu/rope.h"
 #include "kernels/cpu/thread_pool.h"
+#include "kernels/fp8.h"
 
 namespace hearth::cpu {
 
@@ -110,10 +111,20 @@ void CpuOps::store_kv(const PagedKv& kv, std::span<const std::int32_t> block_tab
   for (std::int64_t t = 0; t < n_tokens; ++t) {
     const std::int32_t pos = start_pos + static_cast<std::int32_t>(t);
     const std::int64_t slot = std::int64_t{block_table[pos / kv.block_size]} * kv.block_size + pos % kv.block_size;
-    if (kv.q8_0) {  // blocks of 32 never straddle heads: head_dim is a multiple of 32
+    if (kv.precision == KvPrecision::kQ8_0) {  // blocks of 32 never straddle heads: head_dim is a multiple of 32
       const std::int64_t bytes = width / k::kKvQ8Block * 34;
       k::quantize_row_q8_0(k_rows + t * width, reinterpret_cast<unsigned char*>(kv.k) + slot * bytes, width);
       k::quantize_row_q8_0(v_rows + t * width, reinterpret_cast<unsigned char*>(kv.v) + slot * bytes, width);
+    } else if (kv.precision == KvPrecision::kFp8E4M3) {
+      // An uncalibrated layer (scale 0) has only zeros to store so far.
+      const float k_inv = kv.k_scale > 0.0f ? 1.0f / kv.k_scale : 0.0f;
+      const float v_inv = kv.v_scale > 0.0f ? 1.0f / kv.v_scale : 0.0f;
+      auto* k8 = reinterpret_cast<std::uint8_t*>(kv.k) + slot * width;
+      auto* v8 = reinterpret_cast<std::uint8_t*>(kv.v) + slot * width;
+      for (std::int64_t i = 0; i < width; ++i) {
+        k8[i] = k::f32_to_fp8_e4m3(k_rows[t * width + i] * k_inv);
+        v8[i] = k::f32_to_fp8_e4m3(v_rows[t * width + i] * v_inv);
+      }
     } else {
       k::f32_to_fp16_row(k_rows + t * width, kv.k + slot * width, width);
       k::f32_to_fp16_row(v_rows + t * width, kv.v + slot * width, width);
@@ -140,10 +151,14 @@ void CpuOps::attention(const PagedKv& kv, std::span<const AttentionSeq> seqs, st
   }
   const k::PagedKv pk{kv.k,
                       kv.v,
-                      kv.q8_0 ? k::KvDtype::kQ8_0 : k::KvDtype::kF16,
+                      kv.precision == KvPrecision::kQ8_0      ? k::KvDtype::kQ8_0
+                      : kv.precision == KvPrecision::kFp8E4M3 ? k::KvDtype::kFp8E4M3
+                                                              : k::KvDtype::kF16,
                       kv.block_size,
                       static_cast<int>(kv.n_kv_heads),
-                      static_cast<int>(kv.head_dim)};
+                      static_cast<int>(kv.head_dim),
+                      kv.k_scale,
+                      kv.v_scale};
   k::AttentionParams params;
   params.n_heads = static_cast<int>(n_heads);
   params.scale = scale;

@@ -1,7 +1,7 @@
 // The CPU backend's operations, in the shapes the model forward passes use.
 // Thin wrappers over kernels/cpu that fix the conventions (row-major
 // activations [n_tokens][width], weights [rows][cols] of a ggml type, KV blocks
-// [block][token-in-block][kv_head][head_dim] in f16 or q8_0) and run on the backend's
+// [block][token-in-block][kv_head][head_dim] in f16, q8_0 or fp8) and run on the backend's
 // thread pool.
 #pragma once
 
@@ -9,6 +9,8 @@
 #include <memory>
 #include <span>
 #include <vector>
+
+#include "kernels/kv_precision.h"
 
 namespace hearth::kernels {
 class ThreadPool;
@@ -26,11 +28,14 @@ struct Matrix {
 
 // K and V of one layer in blocks: [n_blocks][block_size][n_kv_heads][head_dim],
 // f16, or with q8_0 each [head_dim] row as head_dim / 32 Q8_0 blocks (34
-// bytes each, read through unsigned char) in the same 2-byte storage.
+// bytes each, read through unsigned char), or fp8 E4M3 codes (one byte a
+// value: value = code * k_scale or v_scale), in the same 2-byte storage.
 struct PagedKv {
   std::uint16_t* k = nullptr;
   std::uint16_t* v = nullptr;
-  bool q8_0 = false;
+  KvPrecision precision = KvPrecision::kF16;
+  float k_scale = 1.0f;  // fp8 only
+  float v_scale = 1.0f;
   std::int32_t block_size = 16;  // tokens per block
   std::int64_t n_kv_heads = 0;
   std::int64_t head_dim = 0;

@@ -18,6 +18,7 @@
 #include "kernels/cuda/rmsnorm.h"
 #include "kernels/cuda/rope.h"
 #include "kernels/cuda/store_kv.h"
+#include "kernels/fp8.h"
 
 namespace hearth::cuda {
 namespace kc = hearth::kernels::cuda;
@@ -190,7 +191,7 @@ void CudaBackend::plan_graph() {
   graph_logits_ = {};
   // Instrumented steps (profiling, overflow check, an op observer) run
   // eagerly: per-op events and host reads cannot live inside a replay.
-  if (!graphs_enabled_ || !sz_.decode || instrumented()) return;
+  if (!graphs_enabled_ || !sz_.decode || instrumented() || !fp8_all_calibrated()) return;
   StepGraphKey key;
   key.n_tokens = sz_.n_tokens;
   key.max_context = sz_.max_context;
@@ -446,9 +447,50 @@ void CudaBackend::do_rope(Activation q, std::int32_t n_q_heads, Activation k, st
   launch_rope(r);
 }
 
+bool CudaBackend::fp8_uncalibrated(std::int32_t layer) const {
+  if (kv_precision_ != KvPrecision::kFp8E4M3) return false;
+  const auto i = 2 * static_cast<std::size_t>(layer);
+  return i + 1 < kv_scales_.size() && (kv_scales_[i] == 0.0f || kv_scales_[i + 1] == 0.0f);
+}
+
+bool CudaBackend::fp8_all_calibrated() const {
+  for (std::int32_t l = 0; l < shape_.n_layer; ++l) {
+    if (fp8_uncalibrated(l)) return false;
+  }
+  return true;
+}
+
+// The step's K (rotated) and V maxima, read back once per layer in its first
+// (eager: plan_graph captures no step before every layer is calibrated) step.
+void CudaBackend::calibrate_fp8(std::int32_t layer, Activation k, Activation v) {
+  cudaStream_t stream = ctx_->stream();
+  if (!check(kc::abs_max2(k.data, v.data, n_tokens_ * k.width, kv_amax_.as<float>(), stream), "fp8 KV calibration")) {
+    return;
+  }
+  float amax[2] = {0.0f, 0.0f};
+  if (!check(kc::Status{cudaMemcpyAsync(amax, kv_amax_.get(), sizeof(amax), cudaMemcpyDeviceToHost, stream),
+                        "cudaMemcpyAsync"},
+             "fp8 KV calibration") ||
+      !check(kc::Status{cudaStreamSynchronize(stream), "cudaStreamSynchronize"}, "fp8 KV calibration")) {
+    return;
+  }
+  for (int i = 0; i < 2; ++i) {
+    float& s = kv_scales_[2 * static_cast<std::size_t>(layer) + static_cast<std::size_t>(i)];
+    if (s == 0.0f) s = kernels::kv_fp8_scale(amax[i]);
+  }
+}
+
 void CudaBackend::do_store_kv(std::int32_t layer, Activation k, Activation v) {
   if (skip_op(kTagStoreKv + (static_cast<std::uint64_t>(layer) << 8), k.data, v.data)) return;
   const std::int32_t* slots = ws_.ints.as<const std::int32_t>() + 2 * n_tokens_;
+  if (fp8_uncalibrated(layer) && graph_mode_ == StepGraphs::Mode::kEager) {
+    if (pending_rope_.set) {  // the maxima of the rotated K: rope first, unfused (once)
+      const PendingRope r = pending_rope_;
+      pending_rope_ = {};
+      launch_rope(r);
+    }
+    calibrate_fp8(layer, k, v);
+  }
   if (pending_rope_.set) {
     const PendingRope r = pending_rope_;
     pending_rope_ = {};

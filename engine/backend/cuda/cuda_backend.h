@@ -35,8 +35,10 @@
 namespace hearth::cuda {
 
 struct CudaBackendOptions {
-  int device = 0;                                // CUDA device index
-  KvPrecision kv_precision = KvPrecision::kF16;  // f16 or FP8 E4M3 (scale 1); q8_0 is refused
+  int device = 0;  // CUDA device index
+  // f16, q8_0 (int8 codes with an f16 scale per 32) or FP8 E4M3 (per-layer K
+  // and V scales from the first prefill: kernels/fp8.h kv_fp8_scale).
+  KvPrecision kv_precision = KvPrecision::kF16;
   // Bytes of GPU memory the model may hold (weights + KV pool + workspace);
   // 0: whatever the device has free.
   std::size_t vram_budget_bytes = 0;
@@ -208,6 +210,11 @@ class CudaBackend final : public backend::Ops {
   std::size_t workspace_bytes_for(const StepSizes& sz) const;
   Result<void> reserve(const StepSizes& sz);
   kernels::cuda::PagedKvCache layer_cache(std::int32_t layer) const;
+  // fp8: whether layer still needs its scales; calibrate_fp8 sets them from
+  // the maxima of the step's K and V (one synchronization per layer, once).
+  bool fp8_uncalibrated(std::int32_t layer) const;
+  bool fp8_all_calibrated() const;
+  void calibrate_fp8(std::int32_t layer, backend::Activation k, backend::Activation v);
 
   std::unique_ptr<CudaContext> ctx_;  // destroyed last (declared first)
   KvPrecision kv_precision_ = KvPrecision::kF16;
@@ -222,7 +229,11 @@ class CudaBackend final : public backend::Ops {
   std::size_t weight_bytes_ = 0;
   std::int64_t max_linear_cols_ = 0;  // widest input of the kLinear matrices
   KvLayout kv_layout_;
-  DeviceBuffer k_pool_, v_pool_;  // [layer][block][token][kv_head][head_dim], f16 or fp8
+  DeviceBuffer k_pool_, v_pool_;     // [layer][block][token][kv_head][head_dim], f16, fp8 or q8_0 (layer_cache)
+  std::size_t kv_layer_stride_ = 0;  // bytes of one layer's K (or V) in its pool
+  // fp8: [layer][K, V] scales, 0 until the layer's first store with a non-zero value.
+  std::vector<float> kv_scales_;
+  DeviceBuffer kv_amax_;  // fp8: 2 floats, the calibration's maxima
   Workspace ws_;
   // The staged step.
   StepSizes sz_;

@@ -15,9 +15,21 @@ namespace kc = hearth::kernels::cuda;
 
 namespace {
 
-std::size_t element_bytes(bool fp8) {
-  return fp8 ? 1 : sizeof(std::uint16_t);
+// Bytes of one [head_dim] row of K or V: f16 2 a value, fp8 1, q8_0 1 and an
+// f16 scale per 32 (the scales live after the codes: layer_cache).
+std::size_t kv_row_bytes(KvPrecision p, std::size_t head_dim) {
+  switch (p) {
+    case KvPrecision::kFp8E4M3:
+      return head_dim;
+    case KvPrecision::kQ8_0:
+      return head_dim + head_dim / 32 * sizeof(std::uint16_t);
+    case KvPrecision::kF16:
+      break;
+  }
+  return head_dim * sizeof(std::uint16_t);
 }
+
+constexpr std::size_t kKvLayerAlign = 256;  // each layer's K (and V) starts on this boundary
 
 std::size_t f32_bytes(std::int64_t n) {
   return static_cast<std::size_t>(n) * sizeof(float);
@@ -134,8 +146,8 @@ Result<backend::Vector> CudaBackend::upload_vector(const backend::HostTensor& t)
 
 std::size_t CudaBackend::kv_block_bytes(std::int32_t block_size) const {
   return 2ull * static_cast<std::size_t>(shape_.n_layer) * static_cast<std::size_t>(block_size) *
-         static_cast<std::size_t>(shape_.n_head_kv) * static_cast<std::size_t>(shape_.head_dim) *
-         element_bytes(kv_precision_ == KvPrecision::kFp8E4M3);
+         static_cast<std::size_t>(shape_.n_head_kv) *
+         kv_row_bytes(kv_precision_, static_cast<std::size_t>(shape_.head_dim));
 }
 
 Result<void> CudaBackend::allocate_kv(const KvLayout& layout) {
@@ -147,7 +159,17 @@ Result<void> CudaBackend::allocate_kv(const KvLayout& layout) {
   k_pool_ = {};
   v_pool_ = {};
   kv_layout_ = {};
-  const std::size_t per_pool = kv_block_bytes(layout.block_size) / 2 * static_cast<std::size_t>(layout.num_blocks);
+  if (kv_precision_ == KvPrecision::kQ8_0 && shape_.head_dim % 32 != 0) {
+    return make_error(ErrorCode::kUnsupported,
+                      "KV precision q8_0 needs a head size that is a multiple of 32 (this "
+                      "model's is " +
+                          std::to_string(shape_.head_dim) + "): use f16 or fp8");
+  }
+  const auto n_layer = static_cast<std::size_t>(shape_.n_layer);
+  const std::size_t layer_bytes =
+      kv_block_bytes(layout.block_size) / 2 / n_layer * static_cast<std::size_t>(layout.num_blocks);
+  kv_layer_stride_ = (layer_bytes + kKvLayerAlign - 1) / kKvLayerAlign * kKvLayerAlign;
+  const std::size_t per_pool = kv_layer_stride_ * n_layer;
   refresh_device_info();
   HEARTH_TRY(fits_budget(weight_bytes_ + ws_.bytes(), 2 * per_pool,
                          "a KV pool of " + std::to_string(layout.num_blocks) + " blocks"));
@@ -158,22 +180,37 @@ Result<void> CudaBackend::allocate_kv(const KvLayout& layout) {
     return std::move(v).error();
   }
   v_pool_ = std::move(v).value();
+  kv_scales_.assign(2 * n_layer, 0.0f);
+  if (kv_precision_ == KvPrecision::kFp8E4M3) {
+    HEARTH_ASSIGN_OR_RETURN(kv_amax_, DeviceBuffer::allocate(2 * sizeof(float), "the fp8 KV calibration"));
+  }
   kv_layout_ = layout;
   return {};
 }
 
 kc::PagedKvCache CudaBackend::layer_cache(std::int32_t layer) const {
   kc::PagedKvCache c;
-  const std::size_t layer_bytes = k_pool_.bytes() / static_cast<std::size_t>(shape_.n_layer);
-  c.k = k_pool_.as<std::byte>() + static_cast<std::size_t>(layer) * layer_bytes;
-  c.v = v_pool_.as<std::byte>() + static_cast<std::size_t>(layer) * layer_bytes;
-  // FP8 scale 1: K/V values of these models stay well inside +-448, and E4M3's
-  // relative step (1/16) is the same at every magnitude above 2^-6.
+  c.k = k_pool_.as<std::byte>() + static_cast<std::size_t>(layer) * kv_layer_stride_;
+  c.v = v_pool_.as<std::byte>() + static_cast<std::size_t>(layer) * kv_layer_stride_;
   c.dtype = kv_precision_;
   c.n_blocks = kv_layout_.num_blocks;
   c.block_size = kv_layout_.block_size;
   c.n_kv_heads = shape_.n_head_kv;
   c.head_dim = shape_.head_dim;
+  if (kv_precision_ == KvPrecision::kQ8_0) {  // the f16 scales after the layer's codes
+    const std::size_t codes = static_cast<std::size_t>(c.n_blocks) * static_cast<std::size_t>(c.block_size) *
+                              static_cast<std::size_t>(c.n_kv_heads) * static_cast<std::size_t>(c.head_dim);
+    c.k_d = static_cast<std::byte*>(c.k) + codes;
+    c.v_d = static_cast<std::byte*>(c.v) + codes;
+  }
+  if (kv_precision_ == KvPrecision::kFp8E4M3) {
+    // Scales from the layer's first store (calibrate_fp8); 1 before it, when
+    // only zeros have been stored (any scale reads them back as 0).
+    const float ks = kv_scales_[2 * static_cast<std::size_t>(layer)];
+    const float vs = kv_scales_[2 * static_cast<std::size_t>(layer) + 1];
+    c.k_scale = ks > 0.0f ? ks : 1.0f;
+    c.v_scale = vs > 0.0f ? vs : 1.0f;
+  }
   return c;
 }
 

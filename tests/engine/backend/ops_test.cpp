@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/backend/ops.h"
+#include "hearth/run_info.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/fp16.h"
 #include "kernels/cpu/ggml_type.h"
@@ -38,13 +39,15 @@ namespace k = hearth::kernels;
 constexpr std::int32_t kLayers = 2, kHeads = 4, kKvHeads = 2, kHeadDim = 64;
 constexpr std::int64_t kEmbd = 128, kQDim = kHeads * kHeadDim, kKvDim = kKvHeads * kHeadDim;
 
-std::unique_ptr<Ops> make_backend(std::string& skip) {
+std::unique_ptr<Ops> make_backend(std::string& skip, KvPrecision kv = KvPrecision::kF16) {
 #if defined(HEARTH_OPS_TEST_CUDA)
   if (cuda::device_count() == 0) {
     skip = "no CUDA device";
     return nullptr;
   }
-  auto b = cuda::CudaBackend::create({});
+  cuda::CudaBackendOptions options;
+  options.kv_precision = kv;
+  auto b = cuda::CudaBackend::create(options);
   if (!b) {
     skip = b.error().message;
     return nullptr;
@@ -52,7 +55,7 @@ std::unique_ptr<Ops> make_backend(std::string& skip) {
   return std::move(b).value();
 #else
   skip.clear();
-  return std::make_unique<cpu::CpuBackend>(cpu::CpuBackendOptions{2, true});
+  return std::make_unique<cpu::CpuBackend>(cpu::CpuBackendOptions{2, true, kv});
 #endif
 }
 
@@ -100,9 +103,12 @@ double weight_tolerance(k::GgmlType type) {
 // One backend with the test's shape, activations and a KV pool of 8 blocks of 4.
 class BackendOpsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { reset(KvPrecision::kF16); }
+
+  // A fresh backend whose KV cache has precision kv.
+  void reset(KvPrecision kv) {
     std::string skip;
-    ops_ = make_backend(skip);
+    ops_ = make_backend(skip, kv);
     if (!ops_) GTEST_SKIP() << skip;
     ASSERT_TRUE(ops_->set_shape(ModelShape{kLayers, kHeads, kKvHeads, kHeadDim}).ok());
     a_ = ops_->add_activation(kEmbd, "a");
@@ -298,10 +304,11 @@ TEST_F(BACKEND_OPS, RopeRotatesEachHeadByItsPosition) {
 
 // Attention of n_total tokens over f16-rounded K/V in double: causal, or
 // over the last `window` positions when window > 0.
+// round_f16 false: over the exact K/V.
 std::vector<double> attention_ref(const std::vector<float>& q, const std::vector<float>& kv_k,
                                   const std::vector<float>& kv_v, std::int64_t n_total, float scale,
-                                  std::int64_t window) {
-  const auto f16 = [](float x) { return double{k::fp16_to_f32(k::f32_to_fp16(x))}; };
+                                  std::int64_t window, bool round_f16 = true) {
+  const auto f16 = [round_f16](float x) { return round_f16 ? double{k::fp16_to_f32(k::f32_to_fp16(x))} : double{x}; };
   std::vector<double> want(static_cast<std::size_t>(n_total * kQDim));
   for (std::int64_t t = 0; t < n_total; ++t) {
     const std::int64_t first = window > 0 ? std::max<std::int64_t>(0, t - window + 1) : 0;
@@ -354,6 +361,46 @@ TEST_F(BACKEND_OPS, StoreKvAndAttentionMatchCausalAttention) {
     if (window > 0) {  // the window matters: causal attention differs on the late tokens
       const std::vector<double> causal = attention_ref(q, kv_k, kv_v, n_total, scale, 0);
       EXPECT_GT(nmse(got, causal), 1e-3);
+    }
+  }
+}
+
+// Each KV precision against attention over the exact K/V, with K and V of
+// very small and very large magnitudes (1e-3 and 1e3 standard deviations: fp8
+// with a fixed scale of 1 would flush the first to zero and saturate the
+// second at 448; its calibrated per-layer scales follow them). The prompt of
+// 9 tokens calibrates, the 2 tokens after it are stored with those scales.
+// Bounds (normalised mean squared error of the outputs): f16 1e-5, q8_0 1e-4
+// (int8 per 32: ~4e-3 relative a value), fp8 5e-3 (3 mantissa bits: ~4%
+// relative a value, averaged by the softmax).
+TEST_F(BACKEND_OPS, EveryKvPrecisionFollowsTheMagnitudeOfItsValues) {
+  const std::int64_t n_total = 11;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
+  for (const KvPrecision kv : {KvPrecision::kF16, KvPrecision::kQ8_0, KvPrecision::kFp8E4M3}) {
+    for (const float magnitude : {1e-3f, 1.0f, 1e3f}) {
+      SCOPED_TRACE(std::string(hearth::to_string(kv)) + " magnitude " + std::to_string(magnitude));
+      reset(kv);
+      if (!ops_) return;
+      ASSERT_TRUE(ops_->allocate_kv(KvLayout{8, 4}).ok());
+      // q scaled against K so that the scores stay O(1) and the softmax is not one-hot.
+      const std::vector<float> q = random_floats(rng_, n_total * kQDim, 1.0f / magnitude),
+                               kv_k = random_floats(rng_, n_total * kKvDim, magnitude),
+                               kv_v = random_floats(rng_, n_total * kKvDim, magnitude);
+      std::vector<float> got;
+      for (const auto& [start, n] : {std::pair<std::int64_t, std::int64_t>{0, 9}, {9, 2}}) {
+        begin(n, static_cast<std::int32_t>(start));
+        write(q_, std::vector<float>(q.begin() + start * kQDim, q.begin() + (start + n) * kQDim));
+        write(kk_, std::vector<float>(kv_k.begin() + start * kKvDim, kv_k.begin() + (start + n) * kKvDim));
+        write(v_, std::vector<float>(kv_v.begin() + start * kKvDim, kv_v.begin() + (start + n) * kKvDim));
+        ops_->store_kv(OpName{"store_kv", 1}, 1, ops_->act(kk_), ops_->act(v_));
+        ops_->attention(OpName{"attention", 1}, 1, ops_->act(q_), ops_->act(out_), scale, 0);
+        finish();
+        const std::vector<float> part = read(out_, static_cast<std::size_t>(n * kQDim));
+        got.insert(got.end(), part.begin(), part.end());
+      }
+      const std::vector<double> want = attention_ref(q, kv_k, kv_v, n_total, scale, 0, false);
+      const double bound = kv == KvPrecision::kF16 ? 1e-5 : kv == KvPrecision::kQ8_0 ? 1e-4 : 5e-3;
+      EXPECT_LT(nmse(got, want), bound);
     }
   }
 }

@@ -1,5 +1,5 @@
 // Paged attention over a shuffled block table equals plain attention over
-// contiguous K/V (F32, F16 and Q8_0 storage, GQA, sliding window, prefill batches).
+// contiguous K/V (F32, F16, Q8_0 and FP8 storage, GQA, sliding window, prefill batches).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "kernels/cpu/dequantize.h"
 #include "kernels/cpu/fp16.h"
 #include "kernels/cpu/quantize.h"
+#include "kernels/fp8.h"
 #include "test_util.h"
 
 namespace hearth::kernels {
@@ -39,6 +40,18 @@ void run_case(const Case& c, std::mt19937& rng, ThreadPool* pool) {
     dequantize_row_q8_0(k8.data(), k.data(), c.n_ctx * row);
     dequantize_row_q8_0(v8.data(), v.data(), c.n_ctx * row);
   }
+  // FP8: codes of value / scale (a scale per tensor, as the cache keeps); the
+  // reference sees code * scale.
+  const float k_scale = kv_fp8_scale(2.0f), v_scale = kv_fp8_scale(1.5f);
+  std::vector<uint8_t> kf(k.size()), vf(v.size());
+  if (c.dtype == KvDtype::kFp8E4M3) {
+    for (size_t i = 0; i < k.size(); ++i) {
+      kf[i] = f32_to_fp8_e4m3(k[i] / k_scale);
+      k[i] = fp8_e4m3_to_f32(kf[i]) * k_scale;
+      vf[i] = f32_to_fp8_e4m3(v[i] / v_scale);
+      v[i] = fp8_e4m3_to_f32(vf[i]) * v_scale;
+    }
+  }
   // Scatter positions into a pool with spare blocks, in shuffled block order.
   const int n_table = (c.n_ctx + c.block_size - 1) / c.block_size;
   const int n_pool = n_table + 3;
@@ -63,13 +76,22 @@ void run_case(const Case& c, std::mt19937& rng, ThreadPool* pool) {
     std::copy_n(k8.data() + p * rb, rb, kq.data() + dst);
     std::copy_n(v8.data() + p * rb, rb, vq.data() + dst);
   }
-  const void* kd = c.dtype == KvDtype::kF16    ? static_cast<const void*>(kh.data())
-                   : c.dtype == KvDtype::kQ8_0 ? static_cast<const void*>(kq.data())
-                                               : static_cast<const void*>(kp.data());
-  const void* vd = c.dtype == KvDtype::kF16    ? static_cast<const void*>(vh.data())
-                   : c.dtype == KvDtype::kQ8_0 ? static_cast<const void*>(vq.data())
-                                               : static_cast<const void*>(vp.data());
-  const PagedKv kv{kd, vd, c.dtype, c.block_size, c.n_kv_heads, c.head_dim};
+  // FP8 pool: unused slots hold 0x7f (NaN) and poison the result if read.
+  std::vector<uint8_t> kfp(pool_elems, 0x7f), vfp(pool_elems, 0x7f);
+  for (int p = 0; p < c.n_ctx; ++p) {
+    const size_t dst = (static_cast<size_t>(table[p / c.block_size]) * c.block_size + p % c.block_size) * row;
+    std::copy_n(kf.data() + p * row, row, kfp.data() + dst);
+    std::copy_n(vf.data() + p * row, row, vfp.data() + dst);
+  }
+  const void* kd = c.dtype == KvDtype::kF16       ? static_cast<const void*>(kh.data())
+                   : c.dtype == KvDtype::kQ8_0    ? static_cast<const void*>(kq.data())
+                   : c.dtype == KvDtype::kFp8E4M3 ? static_cast<const void*>(kfp.data())
+                                                  : static_cast<const void*>(kp.data());
+  const void* vd = c.dtype == KvDtype::kF16       ? static_cast<const void*>(vh.data())
+                   : c.dtype == KvDtype::kQ8_0    ? static_cast<const void*>(vq.data())
+                   : c.dtype == KvDtype::kFp8E4M3 ? static_cast<const void*>(vfp.data())
+                                                  : static_cast<const void*>(vp.data());
+  const PagedKv kv{kd, vd, c.dtype, c.block_size, c.n_kv_heads, c.head_dim, k_scale, v_scale};
   // The batch: the last n_tokens positions of the context (a prefill chunk).
   std::vector<int32_t> pos(static_cast<size_t>(c.n_tokens));
   std::iota(pos.begin(), pos.end(), c.n_ctx - c.n_tokens);
@@ -103,6 +125,7 @@ TEST(PagedAttention, EqualsContiguousReference) {
     c.window = trial % 4 == 0 ? 1 + static_cast<int>(rng() % 64) : 0;
     c.dtype = trial % 2 ? KvDtype::kF16 : KvDtype::kF32;
     if (trial % 5 == 2 && c.head_dim % kKvQ8Block == 0) c.dtype = KvDtype::kQ8_0;
+    if (trial % 5 == 4) c.dtype = KvDtype::kFp8E4M3;
     run_case(c, rng, trial % 2 ? &pool : nullptr);
   }
 }
@@ -124,6 +147,7 @@ TEST(PagedAttention, LongPrefillManyTilesEqualsReference) {
     c.window = trial % 3 == 0 ? 1 + static_cast<int>(rng() % 80) : 0;
     c.dtype = trial % 2 ? KvDtype::kF16 : KvDtype::kF32;
     if (trial % 4 == 2 && c.head_dim % kKvQ8Block == 0) c.dtype = KvDtype::kQ8_0;
+    if (trial % 4 == 3) c.dtype = KvDtype::kFp8E4M3;
     c.shuffle_positions = trial % 4 == 1;
     run_case(c, rng, trial % 3 == 2 ? nullptr : &pool);
   }

@@ -1,5 +1,5 @@
 // Paged attention (prefill with a cached prefix, batched decode, GQA, sliding
-// window, f16 and fp8 caches) against the CPU attention_reference (double)
+// window, f16, fp8 and q8_0 caches) against the CPU attention_reference (double)
 // over the decoded cache values; and the store-KV kernel byte for byte.
 #include <gtest/gtest.h>
 
@@ -11,10 +11,13 @@
 
 #include "cuda_test_util.h"
 #include "kernels/cpu/attention.h"
+#include "kernels/cpu/dequantize.h"
 #include "kernels/cpu/fp16.h"
-#include "kernels/cuda/fp8.h"
+#include "kernels/cpu/quant_blocks.h"
+#include "kernels/cpu/quantize.h"
 #include "kernels/cuda/paged_attention.h"
 #include "kernels/cuda/store_kv.h"
+#include "kernels/fp8.h"
 
 namespace hearth::kernels::cuda::test {
 namespace {
@@ -51,6 +54,20 @@ uint16_t encode(KvPrecision dtype, float x, float scale, float* decoded) {
   return b;
 }
 
+// One position's [row] of K or V as q8_0 (the CPU's quantize_row_q8_0, the
+// store kernel's twin): codes to codes[dst..], f16 scales to scales[dst / 32..],
+// the values the kernels read to decoded.
+void encode_q8_row(const float* x, int64_t row, int64_t dst, std::vector<uint8_t>& codes, std::vector<uint16_t>& scales,
+                   float* decoded) {
+  std::vector<BlockQ8_0> blocks(static_cast<size_t>(row / 32));
+  quantize_row_q8_0(x, blocks.data(), row);
+  dequantize_row_q8_0(blocks.data(), decoded, row);
+  for (int64_t j = 0; j < row; ++j) {
+    codes[static_cast<size_t>(dst + j)] = static_cast<uint8_t>(blocks[static_cast<size_t>(j / 32)].qs[j % 32]);
+  }
+  for (int64_t b = 0; b < row / 32; ++b) scales[static_cast<size_t>(dst / 32 + b)] = blocks[static_cast<size_t>(b)].d;
+}
+
 // Fills a pool for sequences of the given lengths (random, disjoint blocks;
 // every other slot keeps the NaN poison, so reading past a position shows),
 // runs the kernel for `tokens` and compares each with attention_reference over
@@ -75,6 +92,9 @@ void check_attention(std::mt19937& rng, const Config& c, const std::vector<int>&
   std::shuffle(pool_ids.begin(), pool_ids.end(), rng);
   std::vector<int32_t> tables(static_cast<size_t>(n_seqs * max_blocks), -1);
   std::vector<uint8_t> kbytes(static_cast<size_t>(n_blocks * c.block_size * row) * esize, 0xff), vbytes = kbytes;
+  // q8_0 scales: 0xffff (an f16 NaN) poisons unwritten slots.
+  const bool q8 = c.dtype == KvPrecision::kQ8_0;
+  std::vector<uint16_t> kd(q8 ? static_cast<size_t>(n_blocks * c.block_size * row / 32) : 1, 0xffff), vd = kd;
   std::vector<std::vector<float>> kref(static_cast<size_t>(n_seqs)), vref(static_cast<size_t>(n_seqs));
   float vmax = 0.0f;
   size_t next = 0;
@@ -85,7 +105,17 @@ void check_attention(std::mt19937& rng, const Config& c, const std::vector<int>&
     const std::vector<float> k = random_floats(rng, len * row), v = random_floats(rng, len * row);
     kref[static_cast<size_t>(s)].resize(k.size());
     vref[static_cast<size_t>(s)].resize(v.size());
-    for (int64_t i = 0; i < len * row; ++i) {
+    for (int64_t pos = 0; q8 && pos < len; ++pos) {
+      const int64_t slot =
+          static_cast<int64_t>(tables[static_cast<size_t>(s * max_blocks + pos / c.block_size)]) * c.block_size +
+          pos % c.block_size;
+      encode_q8_row(k.data() + pos * row, row, slot * row, kbytes, kd, kref[static_cast<size_t>(s)].data() + pos * row);
+      encode_q8_row(v.data() + pos * row, row, slot * row, vbytes, vd, vref[static_cast<size_t>(s)].data() + pos * row);
+    }
+    for (int64_t i = 0; q8 && i < len * row; ++i) {
+      vmax = std::max(vmax, std::fabs(vref[static_cast<size_t>(s)][static_cast<size_t>(i)]));
+    }
+    for (int64_t i = 0; !q8 && i < len * row; ++i) {
       const int64_t pos = i / row;
       const int64_t slot =
           static_cast<int64_t>(tables[static_cast<size_t>(s * max_blocks + pos / c.block_size)]) * c.block_size +
@@ -106,10 +136,11 @@ void check_attention(std::mt19937& rng, const Config& c, const std::vector<int>&
   const std::vector<float> q = random_floats(rng, static_cast<int64_t>(n_tokens) * c.n_heads * c.head_dim);
 
   DeviceBuffer<uint8_t> dk(kbytes), dv(vbytes);
+  DeviceBuffer<uint16_t> dkd(kd), dvd(vd);
   DeviceBuffer<int32_t> dtables(tables), dpos(positions), dseq(token_seq);
   DeviceBuffer<float> dq(q), dout(q.size());  // 0xff: NaN poison
-  const PagedKvCache kv{dk.get(), dv.get(),     c.dtype,      k_scale,   v_scale,
-                        n_blocks, c.block_size, c.n_kv_heads, c.head_dim};
+  const PagedKvCache kv{dk.get(),     dv.get(),     c.dtype,    k_scale,   v_scale,  n_blocks,
+                        c.block_size, c.n_kv_heads, c.head_dim, dkd.get(), dvd.get()};
   const AttentionBatch batch{dq.get(), dpos.get(), dseq.get(), dtables.get(), max_blocks, n_tokens, max_ctx};
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   const int split = c.split_len > 0 ? c.split_len : choose_split_len(n_tokens, c.n_heads, c.n_kv_heads, max_ctx, 132);
@@ -157,6 +188,8 @@ TEST(CudaPagedAttention, PrefillWithCachedPrefix) {
     check_attention(rng, {KvPrecision::kF16, 64, 9, 3, 32, 0, 0, k}, {100}, prefill_tokens(0, 100));
     check_attention(rng, {KvPrecision::kFp8E4M3, 64, 8, 2, 16, 50, 64, k}, {217}, prefill_tokens(200, 17));
     check_attention(rng, {KvPrecision::kF16, 96, 4, 4, 7, 0, 32, k}, {75}, prefill_tokens(45, 30));
+    check_attention(rng, {KvPrecision::kQ8_0, 128, 32, 8, 16, 0, 64, k}, {340}, prefill_tokens(300, 40));
+    check_attention(rng, {KvPrecision::kQ8_0, 96, 6, 2, 7, 20, 32, k}, {75}, prefill_tokens(45, 30));
   });
 }
 
@@ -170,6 +203,9 @@ TEST(CudaPagedAttention, BatchedDecodeSplitKv) {
     const std::vector<int> lens2 = {300, 129, 2};
     check_attention(rng, {KvPrecision::kF16, 256, 16, 1, 8, 100, 64, k}, lens2, decode_tokens(lens2));
     check_attention(rng, {KvPrecision::kF16, 32, 2, 1, 16, 0, 64, k}, lens2, decode_tokens(lens2));
+    check_attention(rng, {KvPrecision::kQ8_0, 128, 28, 4, 16, 0, 128, k}, lens, decode_tokens(lens));
+    check_attention(rng, {KvPrecision::kQ8_0, 256, 16, 1, 8, 100, 64, k}, lens2, decode_tokens(lens2));
+    check_attention(rng, {KvPrecision::kQ8_0, 32, 2, 1, 16, 0, 64, k}, lens2, decode_tokens(lens2));
   });
 }
 
@@ -185,6 +221,7 @@ TEST(CudaPagedAttention, MixedSequencesAndPositions) {
     }
     check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 96, k}, lens, tokens);
     check_attention(rng, {KvPrecision::kFp8E4M3, 64, 12, 2, 32, 0, 64, k}, lens, tokens);
+    check_attention(rng, {KvPrecision::kQ8_0, 64, 12, 2, 32, 0, 64, k}, lens, tokens);
   });
 }
 
@@ -199,6 +236,7 @@ TEST(CudaPagedAttention, LongContextManySplits) {
     const std::vector<int> lens = {4096, 8191, 3000, 1};
     check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 16, k}, lens, decode_tokens(lens));
     check_attention(rng, {KvPrecision::kFp8E4M3, 128, 32, 8, 16, 0, 0, k}, lens, decode_tokens(lens));
+    check_attention(rng, {KvPrecision::kQ8_0, 128, 32, 8, 16, 0, 0, k}, lens, decode_tokens(lens));
     const std::vector<int> one = {4100};
     check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 64, k}, one, decode_tokens(one));
     check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 0, k}, one, decode_tokens(one));
@@ -245,6 +283,43 @@ TEST(CudaPagedAttention, RejectsBadArguments) {
   EXPECT_EQ(paged_attention(kv2, batch, {1, 1.0f, 0, 4}, out.get(), nullptr, 0, nullptr).code,
             cudaErrorInvalidValue);  // 4 chunks need a workspace
   EXPECT_EQ(paged_attention(kv2, batch, {2, 1.0f, 0, 64}, out.get(), nullptr, 0, nullptr).code, cudaSuccess);
+}
+
+// q8_0: every written slot holds the CPU's quantize_row_q8_0 codes and
+// scales bit for bit (same arithmetic); others keep the poison. Magnitudes
+// vary per group so scales differ.
+TEST(CudaStoreKv, WritesQ8SlotsAsTheCpuQuantizes) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(36);
+  const int n_kv = 2, D = 96, bs = 8;
+  const int64_t n_blocks = 12, row = n_kv * D;
+  std::vector<int32_t> slots = {3, 95, 40, -1, 41, 0, 96};  // -1 and 96 (past the pool) are skipped
+  const auto n = static_cast<int64_t>(slots.size());
+  std::vector<float> k = random_floats(rng, n * row, 3.0f), v = random_floats(rng, n * row);
+  for (int64_t i = 0; i < n * row; ++i) k[static_cast<size_t>(i)] *= std::ldexp(1.0f, static_cast<int>(i / 32 % 9) - 4);
+  for (int64_t i = 0; i < 32; ++i) v[static_cast<size_t>(i)] = 0.0f;  // a zero group: scale 0, codes 0
+  const size_t n_elems = static_cast<size_t>(n_blocks * bs * row);
+  DeviceBuffer<uint8_t> dk(std::vector<uint8_t>(n_elems, 0xff)), dv(std::vector<uint8_t>(n_elems, 0xff));
+  DeviceBuffer<uint16_t> dkd(std::vector<uint16_t>(n_elems / 32, 0xffff)),
+      dvd(std::vector<uint16_t>(n_elems / 32, 0xffff));
+  DeviceBuffer<float> dkn(k), dvn(v);
+  DeviceBuffer<int32_t> dslots(slots);
+  const PagedKvCache kv{dk.get(), dv.get(), KvPrecision::kQ8_0, 1.0f,     1.0f, n_blocks, bs,
+                        n_kv,     D,        dkd.get(),          dvd.get()};
+  ASSERT_CUDA_OK(store_kv(kv, dkn.get(), dvn.get(), dslots.get(), n, nullptr));
+  std::vector<uint8_t> kwant(n_elems, 0xff), vwant(n_elems, 0xff);
+  std::vector<uint16_t> kdwant(n_elems / 32, 0xffff), vdwant(n_elems / 32, 0xffff);
+  std::vector<float> unused(static_cast<size_t>(row));
+  for (int64_t t = 0; t < n; ++t) {
+    const int32_t slot = slots[static_cast<size_t>(t)];
+    if (slot < 0 || slot >= n_blocks * bs) continue;
+    encode_q8_row(k.data() + t * row, row, slot * row, kwant, kdwant, unused.data());
+    encode_q8_row(v.data() + t * row, row, slot * row, vwant, vdwant, unused.data());
+  }
+  EXPECT_EQ(dk.download(), kwant);
+  EXPECT_EQ(dv.download(), vwant);
+  EXPECT_EQ(dkd.download(), kdwant);
+  EXPECT_EQ(dvd.download(), vdwant);
 }
 
 // Every written slot holds the exact f16 / fp8 encoding; others keep the poison.

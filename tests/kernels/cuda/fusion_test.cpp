@@ -140,13 +140,13 @@ TEST(CudaFusion, RopeStoreKvEqualsRopeThenStore) {
     RopeOrder order;
     int n_q, n_kv, head_dim;
   };
-  const Case cases[] = {{KvPrecision::kF16, RopeOrder::kAdjacent, 32, 8, 128},
-                        {KvPrecision::kF16, RopeOrder::kNeox, 9, 3, 64},
-                        {KvPrecision::kFp8E4M3, RopeOrder::kAdjacent, 4, 4, 256},
-                        {KvPrecision::kFp8E4M3, RopeOrder::kNeox, 14, 2, 64}};
+  const Case cases[] = {
+      {KvPrecision::kF16, RopeOrder::kAdjacent, 32, 8, 128},    {KvPrecision::kF16, RopeOrder::kNeox, 9, 3, 64},
+      {KvPrecision::kFp8E4M3, RopeOrder::kAdjacent, 4, 4, 256}, {KvPrecision::kFp8E4M3, RopeOrder::kNeox, 14, 2, 64},
+      {KvPrecision::kQ8_0, RopeOrder::kNeox, 8, 2, 64},         {KvPrecision::kQ8_0, RopeOrder::kAdjacent, 6, 2, 96}};
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << "n_q=" << c.n_q << " n_kv=" << c.n_kv << " head_dim=" << c.head_dim
-                                    << " fp8=" << (c.dtype == KvPrecision::kFp8E4M3));
+                                    << " dtype=" << static_cast<int>(c.dtype));
     const int64_t n_tokens = 5, bs = 16, n_blocks = 4;
     const RopeParams p{c.head_dim, c.head_dim, 500000.0f, 1.0f, c.order};
     std::vector<int32_t> pos = {0, 17, 3, 1000, 63}, slots = {5, 40, -1, 63, 16};
@@ -161,12 +161,20 @@ TEST(CudaFusion, RopeStoreKvEqualsRopeThenStore) {
     const float ks = c.dtype == KvPrecision::kF16 ? 1.0f : 0.05f, vs = c.dtype == KvPrecision::kF16 ? 1.0f : 0.02f;
     const PagedKvCache cache1{kc1.get(), vc1.get(), c.dtype, ks, vs, n_blocks, static_cast<int>(bs),
                               c.n_kv,    c.head_dim};
+    // q8_0's scales (unused by the other dtypes).
+    const size_t n_scales = static_cast<size_t>(n_blocks * bs * row / 32);
+    DeviceBuffer<uint16_t> kd1(n_scales), vd1(n_scales), kd2(n_scales), vd2(n_scales);
+    PagedKvCache cache1q = cache1;
+    cache1q.k_d = kd1.get();
+    cache1q.v_d = vd1.get();
     PagedKvCache cache2 = cache1;
     cache2.k = kc2.get();
     cache2.v = vc2.get();
+    cache2.k_d = kd2.get();
+    cache2.v_d = vd2.get();
     ASSERT_CUDA_OK(rope(q1.get(), n_tokens, c.n_q, dpos.get(), p, nullptr));
     ASSERT_CUDA_OK(rope(k1.get(), n_tokens, c.n_kv, dpos.get(), p, nullptr));
-    ASSERT_CUDA_OK(store_kv(cache1, k1.get(), dv.get(), dslots.get(), n_tokens, nullptr));
+    ASSERT_CUDA_OK(store_kv(cache1q, k1.get(), dv.get(), dslots.get(), n_tokens, nullptr));
     ASSERT_CUDA_OK(
         rope_store_kv(cache2, q2.get(), c.n_q, k2.get(), dv.get(), dpos.get(), dslots.get(), n_tokens, p, nullptr));
     const std::vector<float> a = q1.download(), b = q2.download();
@@ -181,6 +189,8 @@ TEST(CudaFusion, RopeStoreKvEqualsRopeThenStore) {
     const std::vector<uint8_t> k_a = kc1.download(), k_b = kc2.download(), v_a = vc1.download(), v_b = vc2.download();
     EXPECT_EQ(k_a, k_b);
     EXPECT_EQ(v_a, v_b);
+    EXPECT_EQ(kd1.download(), kd2.download());
+    EXPECT_EQ(vd1.download(), vd2.download());
     // The padded token (slot -1) wrote nothing: slot 0's bytes stay poisoned in both.
     EXPECT_EQ(k_b[0], 0xff);
   }

@@ -296,8 +296,12 @@ bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx,
   const int64_t n_blocks = static_cast<int64_t>(n_seqs) * blocks_per_seq;
   const size_t esize = dtype == hearth::KvPrecision::kF16 ? 2 : 1;
   const size_t pool = static_cast<size_t>(n_blocks) * bs * n_kv * D * esize;
+  // q8_0: the f16 scales (one per 32 codes) follow the codes in each copy.
+  const bool q8 = dtype == hearth::KvPrecision::kQ8_0;
+  const size_t scales = q8 ? pool / 16 : 0;
   const int copies = static_cast<int>(std::max<size_t>(1, (size_t{256} << 20) / (2 * pool) + 1));
-  std::vector<uint8_t> host(pool);
+  std::vector<uint8_t> host(pool + scales);
+  for (size_t i = pool; i + 1 < host.size(); i += 2) host[i] = 0x00, host[i + 1] = 0x24;  // f16 2^-6
   std::mt19937 rng(7);
   for (size_t i = 0; i < pool; i += esize) {
     const auto r = static_cast<uint32_t>(rng());
@@ -310,13 +314,13 @@ bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx,
   }
   std::vector<void*> ks(static_cast<size_t>(copies), nullptr), vs(static_cast<size_t>(copies), nullptr);
   for (int c = 0; c < copies; ++c) {
-    if (cudaMalloc(&ks[static_cast<size_t>(c)], pool) != cudaSuccess ||
-        cudaMalloc(&vs[static_cast<size_t>(c)], pool) != cudaSuccess) {
+    if (cudaMalloc(&ks[static_cast<size_t>(c)], pool + scales) != cudaSuccess ||
+        cudaMalloc(&vs[static_cast<size_t>(c)], pool + scales) != cudaSuccess) {
       std::printf("attn: cudaMalloc failed\n");
       return false;
     }
-    cudaMemcpy(ks[static_cast<size_t>(c)], host.data(), pool, cudaMemcpyHostToDevice);
-    cudaMemcpy(vs[static_cast<size_t>(c)], host.data(), pool, cudaMemcpyHostToDevice);
+    cudaMemcpy(ks[static_cast<size_t>(c)], host.data(), pool + scales, cudaMemcpyHostToDevice);
+    cudaMemcpy(vs[static_cast<size_t>(c)], host.data(), pool + scales, cudaMemcpyHostToDevice);
   }
   void *q = nullptr, *out = nullptr, *tables = nullptr, *pos = nullptr, *seq = nullptr, *ws = nullptr;
   std::vector<float> hq(static_cast<size_t>(n_seqs) * n_heads * D);
@@ -352,19 +356,24 @@ bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx,
   const double ms = time_ms(
       [&](int i) {
         const auto c = static_cast<size_t>(i % copies);
-        const hc::PagedKvCache kv{ks[c], vs[c], dtype, 1.0f, 1.0f, n_blocks, bs, n_kv, D};
+        void* kd = q8 ? static_cast<uint8_t*>(ks[c]) + pool : nullptr;
+        void* vd = q8 ? static_cast<uint8_t*>(vs[c]) + pool : nullptr;
+        const hc::PagedKvCache kv{ks[c], vs[c], dtype, 1.0f, 1.0f, n_blocks, bs, n_kv, D, kd, vd};
         const hc::Status s = hc::paged_attention(kv, batch, params, static_cast<float*>(out), ws, ws_bytes, nullptr);
         if (!s.ok()) st = s;
       },
       4 * copies);
-  const double gbs = 2.0 * static_cast<double>(pool) / (ms * 1e6);
+  const double gbs = 2.0 * static_cast<double>(pool + scales) / (ms * 1e6);
   const char* kname = kernel == hc::AttentionKernel::kV12    ? "v12"
                       : kernel == hc::AttentionKernel::kWide ? "wide"
                                                              : "auto";
   std::printf(
       "attn decode %-4s %-4s seqs %2d ctx %6d split %5d (%4d chunks)  %8.1f us  %7.1f GB/s  %5.1f%% of copy%s\n", kname,
-      dtype == hearth::KvPrecision::kF16 ? "f16" : "fp8", n_seqs, ctx, split, (ctx + split - 1) / split, ms * 1e3, gbs,
-      g_copy_gbs > 0 ? 100.0 * gbs / g_copy_gbs : 0.0, st.ok() ? "" : "  (launch failed)");
+      dtype == hearth::KvPrecision::kF16 ? "f16"
+      : q8                               ? "q8_0"
+                                         : "fp8",
+      n_seqs, ctx, split, (ctx + split - 1) / split, ms * 1e3, gbs, g_copy_gbs > 0 ? 100.0 * gbs / g_copy_gbs : 0.0,
+      st.ok() ? "" : "  (launch failed)");
   for (int c = 0; c < copies; ++c) cudaFree(ks[static_cast<size_t>(c)]), cudaFree(vs[static_cast<size_t>(c)]);
   for (void* p : {q, out, tables, pos, seq, ws}) cudaFree(p);
   return st.ok();
@@ -404,6 +413,8 @@ int main(int argc, char** argv) {
       ok = bench_attention(hearth::KvPrecision::kF16, 1, 4096, K::kWide, split) && ok;
     for (int split : {64, 128, 256}) ok = bench_attention(hearth::KvPrecision::kF16, 1, 16384, K::kWide, split) && ok;
     for (K k : {K::kV12, K::kWide}) ok = bench_attention(hearth::KvPrecision::kFp8E4M3, 1, 4096, k) && ok;
+    for (K k : {K::kV12, K::kWide}) ok = bench_attention(hearth::KvPrecision::kQ8_0, 1, 4096, k) && ok;
+    ok = bench_attention(hearth::KvPrecision::kQ8_0, 16, 4096, K::kWide) && ok;
     return ok ? 0 : 1;
   }
   if (argc == 2 && std::string(argv[1]) == "mmq") {  // multi-token products: mmq vs the f16 path
@@ -474,6 +485,7 @@ int main(int argc, char** argv) {
   for (int seqs : {1, 8}) {
     ok = bench_attention(hearth::KvPrecision::kF16, seqs, 4096) && ok;
     ok = bench_attention(hearth::KvPrecision::kFp8E4M3, seqs, 4096) && ok;
+    ok = bench_attention(hearth::KvPrecision::kQ8_0, seqs, 4096) && ok;
   }
   return ok ? 0 : 1;
 }

@@ -1,16 +1,29 @@
 // FP8 E4M3 (the OCP "e4m3fn" variant the GPUs implement): 1 sign bit, 4
 // exponent bits (bias 7), 3 mantissa bits; no infinities, 0x7f/0xff are NaN,
-// the largest finite value is 448. Host versions of the device conversions,
-// for choosing KV scales and for tests: encoding rounds to nearest even and
-// saturates to +-448 (as __nv_cvt_float_to_fp8 with __NV_SATFINITE does).
+// the largest finite value is 448. The CPU's fp8 KV cache and the host side of
+// CUDA's (choosing the scales, tests) use these; they are the device
+// conversions' twins: encoding rounds to nearest even and saturates to +-448
+// (as __nv_cvt_float_to_fp8 with __NV_SATFINITE does).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
-namespace hearth::kernels::cuda {
+namespace hearth::kernels {
 
 inline constexpr float kFp8E4M3Max = 448.0f;
+
+// The fp8 KV cache keeps value = code * scale with one scale for the K (and
+// one for the V) of a layer, chosen from the first values stored into that
+// layer (the first prompt's prefill): the largest |value| seen then maps to
+// 448 / kKvFp8Headroom, so later values up to kKvFp8Headroom times larger
+// still fit (beyond that they saturate at the largest code). 0 when amax is
+// 0 (nothing to calibrate on yet: the layer stays uncalibrated).
+inline constexpr float kKvFp8Headroom = 2.0f;
+
+inline float kv_fp8_scale(float amax) {
+  return amax > 0.0f && std::isfinite(amax) ? amax * kKvFp8Headroom / kFp8E4M3Max : 0.0f;
+}
 
 inline float fp8_e4m3_to_f32(uint8_t b) {
   const float sign = (b & 0x80u) != 0 ? -1.0f : 1.0f;
@@ -38,4 +51,4 @@ inline uint8_t f32_to_fp8_e4m3(float f) {
   return static_cast<uint8_t>(sign | (code > 0x7e ? 0x7e : code));
 }
 
-}  // namespace hearth::kernels::cuda
+}  // namespace hearth::kernels

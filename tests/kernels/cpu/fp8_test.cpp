@@ -5,9 +5,9 @@
 #include <cmath>
 #include <random>
 
-#include "kernels/cuda/fp8.h"
+#include "kernels/fp8.h"
 
-namespace hearth::kernels::cuda {
+namespace hearth::kernels {
 namespace {
 
 TEST(Fp8E4M3, DecodeKnownValues) {
@@ -56,4 +56,4 @@ TEST(Fp8E4M3, EncodeRoundsToNearestEvenAndSaturates) {
 }
 
 }  // namespace
-}  // namespace hearth::kernels::cuda
+}  // namespace hearth::kernels
