@@ -6,6 +6,7 @@
 #     `kernels_cuda_bench attn` (f16 / fp8 / q8_0 decode attention), then the
 #     8B Q4_0 file's decode at short and 4,096-token context and its warm
 #     512-token prefill for each KV precision, with the memory generate reports.
+#   (PHASE=1b on the same warm machine: only the 8B measurements again)
 #   call 2: `PHASE=2 bash bench/gpu/kv_check.sh`, carry [".deps", ".m/partab"]:
 #     joins the default model (SmolLM2 135M Q4_1; a call carries 64 MiB at most:
 #     `split -b 49181216` in .m), runs bench/format_table.sh on CUDA over it
@@ -23,7 +24,8 @@ BENCH=build/gpu/bench/engine/hearth-bench
 t0=$(date +%s)
 el() { echo "[$(($(date +%s) - t0)) s] $*"; }
 
-if [ "${PHASE:-1}" = 1 ]; then
+if [ "${PHASE:-1}" = 1 ] || [ "${PHASE:-1}" = 1b ]; then
+  [ "${PHASE:-1}" = 1b ] && [ -x $C ] && [ -f /tmp/8b.gguf ] || {
   cp .m/partaa /tmp/p1
   cmake --preset gpu >"$OUT/cfg.log" 2>&1 || { tail -30 "$OUT/cfg.log"; exit 1; }
   cmake --build build/gpu -j16 >"$OUT/build.log" 2>&1 || { grep -m8 -A10 "error" "$OUT/build.log"; exit 1; }
@@ -41,16 +43,20 @@ if [ "${PHASE:-1}" = 1 ]; then
   timeout 60 build/gpu/tests/kernels/cuda/kernels_cuda_bench attn >"$OUT/attn_bench.txt" 2>&1
   grep -E "4096" "$OUT/attn_bench.txt" | grep -E "seqs  1 ctx   4096 split .*\(|seqs 16" | head -12
   wait $SYN
+  }
   el "8B file ready"
   python3 - "$C" "$BENCH" "$OUT" <<'EOF'
 import json, subprocess, sys
 cli, bench, out = sys.argv[1:4]
 def last_json(args, timeout=150):
     p = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
-    lines = [l for l in p.stdout.strip().splitlines() if l.startswith("{")]
-    if p.returncode != 0 or not lines:
+    if p.returncode != 0:
         return {"error": p.stderr[-300:]}
-    return json.loads(lines[-1])
+    try:  # the benches print one multi-line object
+        return json.loads(p.stdout)
+    except ValueError:
+        lines = [l for l in p.stdout.strip().splitlines() if l.startswith("{")]
+        return json.loads(lines[-1]) if lines else {"error": p.stdout[-300:]}
 long_prompt = "hello world " * 334  # 4,009 tokens
 open("/tmp/long.txt", "w").write(long_prompt)
 rows = []

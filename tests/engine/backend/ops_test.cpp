@@ -147,6 +147,25 @@ class BackendOpsTest : public ::testing::Test {
   }
   void finish() { ASSERT_TRUE(ops_->finish_step().ok()); }
 
+  // 11 tokens through store_kv and attention (layer 1): a 9-token prompt in
+  // one step, then 2 more on top of its cache; the outputs of all 11.
+  std::vector<float> prompt_then_two(const std::vector<float>& q, const std::vector<float>& kv_k,
+                                     const std::vector<float>& kv_v, float scale, std::int32_t window) {
+    std::vector<float> got;
+    for (const auto& [start, n] : {std::pair<std::int64_t, std::int64_t>{0, 9}, {9, 2}}) {
+      begin(n, static_cast<std::int32_t>(start));
+      write(q_, std::vector<float>(q.begin() + start * kQDim, q.begin() + (start + n) * kQDim));
+      write(kk_, std::vector<float>(kv_k.begin() + start * kKvDim, kv_k.begin() + (start + n) * kKvDim));
+      write(v_, std::vector<float>(kv_v.begin() + start * kKvDim, kv_v.begin() + (start + n) * kKvDim));
+      ops_->store_kv(OpName{"store_kv", 1}, 1, ops_->act(kk_), ops_->act(v_));
+      ops_->attention(OpName{"attention", 1}, 1, ops_->act(q_), ops_->act(out_), scale, window);
+      finish();
+      const std::vector<float> part = read(out_, static_cast<std::size_t>(n * kQDim));
+      got.insert(got.end(), part.begin(), part.end());
+    }
+    return got;
+  }
+
   std::mt19937 rng_{1234};
   std::unique_ptr<Ops> ops_;
   ActivationId a_ = 0, b_ = 0, q_ = 0, kk_ = 0, v_ = 0, out_ = 0;
@@ -344,18 +363,7 @@ TEST_F(BACKEND_OPS, StoreKvAndAttentionMatchCausalAttention) {
                            kv_v = random_floats(rng_, n_total * kKvDim);
   const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
   for (const std::int32_t window : {0, 5}) {
-    std::vector<float> got;
-    for (const auto& [start, n] : {std::pair<std::int64_t, std::int64_t>{0, 9}, {9, 2}}) {
-      begin(n, static_cast<std::int32_t>(start));
-      write(q_, std::vector<float>(q.begin() + start * kQDim, q.begin() + (start + n) * kQDim));
-      write(kk_, std::vector<float>(kv_k.begin() + start * kKvDim, kv_k.begin() + (start + n) * kKvDim));
-      write(v_, std::vector<float>(kv_v.begin() + start * kKvDim, kv_v.begin() + (start + n) * kKvDim));
-      ops_->store_kv(OpName{"store_kv", 1}, 1, ops_->act(kk_), ops_->act(v_));
-      ops_->attention(OpName{"attention", 1}, 1, ops_->act(q_), ops_->act(out_), scale, window);
-      finish();
-      const std::vector<float> part = read(out_, static_cast<std::size_t>(n * kQDim));
-      got.insert(got.end(), part.begin(), part.end());
-    }
+    const std::vector<float> got = prompt_then_two(q, kv_k, kv_v, scale, window);
     const std::vector<double> want = attention_ref(q, kv_k, kv_v, n_total, scale, window);
     EXPECT_LT(nmse(got, want), 1e-5) << "window " << window;
     if (window > 0) {  // the window matters: causal attention differs on the late tokens
@@ -386,18 +394,7 @@ TEST_F(BACKEND_OPS, EveryKvPrecisionFollowsTheMagnitudeOfItsValues) {
       const std::vector<float> q = random_floats(rng_, n_total * kQDim, 1.0f / magnitude),
                                kv_k = random_floats(rng_, n_total * kKvDim, magnitude),
                                kv_v = random_floats(rng_, n_total * kKvDim, magnitude);
-      std::vector<float> got;
-      for (const auto& [start, n] : {std::pair<std::int64_t, std::int64_t>{0, 9}, {9, 2}}) {
-        begin(n, static_cast<std::int32_t>(start));
-        write(q_, std::vector<float>(q.begin() + start * kQDim, q.begin() + (start + n) * kQDim));
-        write(kk_, std::vector<float>(kv_k.begin() + start * kKvDim, kv_k.begin() + (start + n) * kKvDim));
-        write(v_, std::vector<float>(kv_v.begin() + start * kKvDim, kv_v.begin() + (start + n) * kKvDim));
-        ops_->store_kv(OpName{"store_kv", 1}, 1, ops_->act(kk_), ops_->act(v_));
-        ops_->attention(OpName{"attention", 1}, 1, ops_->act(q_), ops_->act(out_), scale, 0);
-        finish();
-        const std::vector<float> part = read(out_, static_cast<std::size_t>(n * kQDim));
-        got.insert(got.end(), part.begin(), part.end());
-      }
+      const std::vector<float> got = prompt_then_two(q, kv_k, kv_v, scale, 0);
       const std::vector<double> want = attention_ref(q, kv_k, kv_v, n_total, scale, 0, false);
       const double bound = kv == KvPrecision::kF16 ? 1e-5 : kv == KvPrecision::kQ8_0 ? 1e-4 : 5e-3;
       EXPECT_LT(nmse(got, want), bound);
