@@ -88,6 +88,17 @@ void run(const Options& o) {
   models::RunConfig config = o.model.run_config();
   config.context_length = 1024;
   config.max_sequences = std::max(o.streams, 2);
+  // The KV pool holds every stream at once (its prompt, its tokens and 256 of
+  // slack), as llama-batched-bench's -c does; never less than the engine's
+  // default of two full contexts. (With only the default, 1024-token contexts
+  // held ~14 streams of 128 tokens: 64 streams ran a few at a time.)
+  if (config.kv_budget_bytes == 0) {
+    Result<models::DevicePlan> dp = models::plan_device(o.model.model, config);
+    if (!dp) fail(dp.error());
+    const std::int64_t block = config.kv_block_size;
+    const std::int64_t need = std::int64_t{o.streams} * ((256 + o.tokens + block - 1) / block);
+    if (need > dp->plan.kv_blocks) config.kv_budget_bytes = static_cast<std::size_t>(need) * dp->plan.kv_block_bytes;
+  }
   auto engine = open_engine(o.model, config);
   (void)measure(*engine, 1, 8);  // warm-up: first-touch of the weights and workspace
   const Measured single = measure(*engine, 1, o.tokens);

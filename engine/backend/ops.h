@@ -287,6 +287,12 @@ class Ops {
   virtual Result<void> write(Activation dst, std::span<const float> src) = 0;
   virtual Result<void> read(Activation src, std::span<float> dst) = 0;
 
+  // After finish_step: the arg-max of each logits row of the step (the lowest
+  // index among equal maxima, NaNs passed over), in row order, when the
+  // backend computed them on its device in place of returning the logits
+  // (every row wanting logits was SequenceStep::greedy); empty otherwise, and
+  // then the logits are valid.
+  virtual std::span<const std::int32_t> greedy_tokens() const { return {}; }
   virtual ModelMemory memory() const = 0;
   void set_observer(OpObserver* observer) {
     observer_ = observer;

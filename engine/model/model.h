@@ -47,6 +47,11 @@ struct SequenceStep {
   std::span<const std::int32_t> block_table;  // KV blocks covering positions [0, start_pos + size)
   bool want_logits = true;                    // return the logits of the last new token
   bool all_logits = false;                    // with want_logits: of every new token (perplexity)
+  // With want_logits (not all_logits): the caller needs only the arg-max of
+  // the row (greedy, no penalties). When every such row of a step is greedy a
+  // backend may return the arg-maxes (backend::Ops::greedy_tokens) instead
+  // of the logits, which are then not written.
+  bool greedy = false;
 };
 
 struct ModelMemory {

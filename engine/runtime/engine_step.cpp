@@ -2,6 +2,7 @@
 // sequence, one forward for all of them, sample, emit.
 #include <chrono>
 
+#include "engine/backend/ops.h"
 #include "engine/core/log.h"
 #include "engine/runtime/engine_impl.h"
 
@@ -54,6 +55,10 @@ bool EngineImpl::forward(const scheduler::StepPlan& plan) {
     s.start_pos = c.start_pos;
     s.block_table = table->blocks();
     s.want_logits = c.want_logits;
+    if (c.want_logits) {
+      const auto it = active_.find(c.id);
+      s.greedy = it != active_.end() && it->second->plain_argmax();
+    }
     steps_.push_back(s);
     want += c.want_logits ? 1 : 0;
   }
@@ -76,15 +81,24 @@ bool EngineImpl::forward(const scheduler::StepPlan& plan) {
 // Samples every sequence that wanted logits; returns the tokens sampled.
 std::int32_t EngineImpl::sample_all(const scheduler::StepPlan& plan) {
   const std::size_t vocab = bundle_.model->hparams().n_vocab;
+  // The device's arg-maxes when it took every row's (all of them greedy).
+  const backend::Ops* ops = bundle_.model->backend_ops();
+  const std::span<const std::int32_t> argmax = ops != nullptr ? ops->greedy_tokens() : std::span<const std::int32_t>{};
   std::size_t row = 0;
   std::int32_t sampled = 0;
   for (const scheduler::ScheduledChunk& c : plan.chunks) {
     if (!c.want_logits) continue;
-    const std::span<const float> logits(logits_.data() + (row++) * vocab, vocab);
+    const std::size_t at = row++;
     const auto it = active_.find(c.id);
     if (it == active_.end()) continue;
     RequestState& r = *it->second;
-    const std::int32_t token = r.sample(logits);
+    std::int32_t token = 0;
+    if (at < argmax.size()) {
+      token = argmax[at];
+      r.accept_argmax(token);
+    } else {
+      token = r.sample(std::span<const float>(logits_.data() + at * vocab, vocab));
+    }
     ++sampled;
     if (Result<void> ok = scheduler_.append_token(c.id, token); !ok) {
       finish(c.id, FinishReason::kError, std::move(ok).error());

@@ -51,6 +51,15 @@ std::int32_t RequestState::sample(std::span<const float> logits) {
   return token;
 }
 
+bool RequestState::plain_argmax() const {
+  return sampler_ && sampler_->plain_argmax();
+}
+
+void RequestState::accept_argmax(std::int32_t token) {
+  assert(sampler_);
+  sampler_->accept(token);
+}
+
 void RequestState::emit(std::string text, std::vector<std::int32_t> ids, Clock::time_point now) {
   sink_->on_text(TextEvent{id_, std::move(text), std::move(ids), now});
 }

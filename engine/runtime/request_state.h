@@ -36,6 +36,10 @@ class RequestState {
   void on_admitted(std::int32_t cached_tokens, Clock::time_point step_start);
 
   std::int32_t sample(std::span<const float> logits);
+  // Whether sample() is a plain arg-max (greedy, no penalty applies now), and
+  // the sampler's record of a token a device took as that arg-max.
+  bool plain_argmax() const;
+  void accept_argmax(std::int32_t token);
   // Records a sampled token, emits its text, decides whether the request ends.
   // `sequence_tokens`: prompt + generated tokens now; reaching `context_length`
   // ends the request with kLength.

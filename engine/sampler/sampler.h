@@ -25,9 +25,9 @@
 
 #include "engine/sampler/penalties.h"
 #include "engine/sampler/rng.h"
-#include "hearth/sampling.h"
 #include "engine/sampler/truncation.h"
 #include "hearth/result.h"
+#include "hearth/sampling.h"
 
 namespace hearth {
 
@@ -42,6 +42,11 @@ class Sampler {
   // Records a token (generated, or a prompt token if penalties should see the
   // prompt) in the penalty history.
   void accept(int32_t token) { history_.push(token); }
+  // Whether sample() is the plain arg-max of the logits as they come
+  // (temperature <= 0 and no penalty applies): a device may take it for us.
+  bool plain_argmax() const {
+    return params_.temperature <= 0.0f && (!penalties_active(params_) || history_.size() == 0);
+  }
   // Forgets the history and restarts the random sequence from the seed.
   void reset();
 

@@ -97,7 +97,7 @@ def main():
                 check(len(r["reasons"]) >= 4 and r["reasons"][0].startswith("device " + r["device"]),
                       f"one reason per choice, the device first: {r['reasons']}")
                 check(r["decode_tokens_per_s"] > 0, "the CPU's bandwidth was measured: a decode bound")
-                kv = r["kv_precision"] if r["kv_precision"] != "fp8" else "f16"
+                kv = r["kv_precision"]
                 same = last_json(run(cli, "estimate", model, "--device", r["device"], "--ctx",
                                      str(r["context_length"]), "--kv", kv, "--json"), "recommended config")
                 check(same is not None and same["fits"] is True and same["total_bytes"] == r["total_bytes"] or

@@ -1,7 +1,7 @@
 // models::RunConfig, plan() and open_engine() on synthetic models: the plan
 // against what the engine really allocates on the CPU, the weight format the
 // engine reports for several kinds of file, and the device and KV precision
-// choices ("auto" without a GPU, q8_0 and fp8 where they cannot run).
+// choices ("auto" without a GPU; every KV precision on every device).
 #include "models/run_config.h"
 
 #include <gtest/gtest.h>
@@ -110,15 +110,15 @@ TEST(RunPlan, KvPoolFollowsPrecisionBudgetAndBlockSize) {
   EXPECT_EQ(f16.kv_block_bytes, 2u * 2 * 16 * 2 * 64 * 2);
   config.kv_precision = KvPrecision::kFp8E4M3;
   EXPECT_EQ(plan(*file, config, "cuda:0").value().kv_block_bytes, f16.kv_block_bytes / 2);
-  // The CPU runs f16 whatever was asked.
-  EXPECT_EQ(plan(*file, config, "cpu").value().kv_block_bytes, f16.kv_block_bytes);
+  // Every device runs every precision: fp8 is one byte a value on the CPU too.
+  EXPECT_EQ(plan(*file, config, "cpu").value().kv_block_bytes, f16.kv_block_bytes / 2);
   config.kv_budget_bytes = 10 * f16.kv_block_bytes + 1;
   config.kv_precision = KvPrecision::kF16;
   EXPECT_EQ(plan(*file, config, "cpu").value().kv_blocks, 10);
   config.kv_budget_bytes = 0;
-  config.kv_precision = KvPrecision::kQ8_0;  // the CPU's: 34 bytes per 32 elements; CUDA keeps f16
+  config.kv_precision = KvPrecision::kQ8_0;  // 34 bytes per 32 elements on both
   EXPECT_EQ(plan(*file, config, "cpu").value().kv_block_bytes, f16.kv_block_bytes / 64 * 34);
-  EXPECT_EQ(plan(*file, config, "cuda:0").value().kv_block_bytes, f16.kv_block_bytes);
+  EXPECT_EQ(plan(*file, config, "cuda:0").value().kv_block_bytes, f16.kv_block_bytes / 64 * 34);
 }
 
 // The format the engine reports comes from general.file_type and the tensors.

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/core/log.h"
+#include "kernels/cuda/argmax.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/embedding.h"
 #include "kernels/cuda/gemm.h"
@@ -38,6 +39,13 @@ bool env_on(const char* name) {
 
 bool fuse_norm_on() {
   static const bool on = env_on("HEARTH_CUDA_FUSE_NORM");
+  return on;
+}
+
+// Greedy steps return their rows' arg-maxes, not the logits
+// (HEARTH_CUDA_DEVICE_ARGMAX=0: the logits, and the host's arg-max; A/B runs).
+bool device_argmax_on() {
+  static const bool on = env_on("HEARTH_CUDA_DEVICE_ARGMAX");
   return on;
 }
 
@@ -94,6 +102,13 @@ CudaBackend::StepSizes CudaBackend::stage_inputs(std::span<const SequenceStep> s
   sz.max_blocks = static_cast<int>(max_blocks);
   const auto n = static_cast<std::size_t>(sz.n_tokens);
   sz.n_ints = 4 * n + steps.size() * max_blocks;
+  sz.argmax = device_argmax_on() && sz.n_logit_rows > 0 &&
+              std::all_of(steps.begin(), steps.end(),
+                          [](const SequenceStep& s) { return !s.want_logits || (s.greedy && !s.all_logits); });
+  if (sz.argmax) {  // room for the arg-maxes after the inputs
+    sz.argmax_at = sz.n_ints;
+    sz.n_ints += static_cast<std::size_t>(sz.n_logit_rows);
+  }
   host_ints_.assign(sz.n_ints, 0);
   std::int32_t* ids = host_ints_.data();
   std::int32_t* positions = ids + n;
@@ -126,7 +141,9 @@ Result<void> CudaBackend::do_begin_step(std::span<const SequenceStep> steps) {
   graph_mode_ = StepGraphs::Mode::kEager;
   pending_norm_ = {};
   pending_rope_ = {};
+  greedy_ready_ = false;
   StepSizes sz = stage_inputs(steps);
+  greedy_host_.assign(sz.argmax ? static_cast<std::size_t>(sz.n_logit_rows) : 0, 0);
   sz.split_len = kc::choose_split_len(static_cast<int>(sz.n_tokens), shape_.n_head, shape_.n_head_kv, sz.max_context,
                                       ctx_->sm_count());
   sz.gemm_bytes = gemm_workspace_bytes(sz.n_tokens, sz.n_logit_rows);
@@ -175,6 +192,7 @@ Result<void> CudaBackend::do_finish_step() {
   host_wait_us_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - wait_t0).count();
   if (!step_result_) return step_result_;
   HEARTH_TRY(synced);
+  greedy_ready_ = sz_.argmax;
   if (timed_) {
     layer_ms_.resize(static_cast<std::size_t>(shape_.n_layer));
     if (Result<void> r = layer_timer_.read(layer_ms_); !r) {
@@ -196,6 +214,7 @@ void CudaBackend::plan_graph() {
   key.n_tokens = sz_.n_tokens;
   key.max_context = sz_.max_context;
   key.max_blocks = sz_.max_blocks;
+  key.argmax = sz_.argmax;
   std::uint64_t h = 0;
   for (const Activation& a : acts_) h = fingerprint_mix(h, reinterpret_cast<std::uintptr_t>(a.data));
   for (const void* p :
@@ -242,9 +261,20 @@ void CudaBackend::run_graph() {
   }
   ++graph_launches_;
   if (sz_.n_logit_rows == 0) return;
+  if (sz_.argmax) {
+    copy_argmax(stream);
+    return;
+  }
   const std::size_t bytes = static_cast<std::size_t>(sz_.n_logit_rows * output_.rows) * sizeof(float);
   check(kc::Status{cudaMemcpyAsync(graph_logits_.data(), ws_.logits.get(), bytes, cudaMemcpyDeviceToHost, stream),
                    "cudaMemcpyAsync (logits)"},
+        "forward");
+}
+
+void CudaBackend::copy_argmax(cudaStream_t stream) {
+  check(kc::Status{cudaMemcpyAsync(greedy_host_.data(), ws_.ints.as<const std::int32_t>() + sz_.argmax_at,
+                                   greedy_host_.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost, stream),
+                   "cudaMemcpyAsync (arg-maxes)"},
         "forward");
 }
 
@@ -573,6 +603,15 @@ void CudaBackend::do_logits(Activation x, const backend::Vector& norm, float eps
       out_rows += r.count;
     }
     linear(output_, scratch.data, out_rows, ws_.logits.as<float>(), nullptr, nullptr, nullptr);
+  }
+  if (sz_.argmax) {  // greedy rows: their arg-maxes only (4 bytes a row, not n_vocab floats)
+    if (!check(kc::argmax(ws_.logits.as<const float>(), out_rows, output_.rows,
+                          ws_.ints.as<std::int32_t>() + sz_.argmax_at, ctx_->stream()),
+               "argmax")) {
+      return;
+    }
+    if (graph_mode_ == StepGraphs::Mode::kEager) copy_argmax(ctx_->stream());
+    return;
   }
   if (graph_mode_ != StepGraphs::Mode::kEager) return;
   const std::size_t bytes = static_cast<std::size_t>(out_rows * output_.rows) * sizeof(float);

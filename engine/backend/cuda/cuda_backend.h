@@ -67,6 +67,9 @@ class CudaBackend final : public backend::Ops {
   // The old pool is freed first; kOutOfMemory past the budget or when cudaMalloc fails.
   Result<void> allocate_kv(const KvLayout& layout) override;
   bool has_kv() const override { return static_cast<bool>(k_pool_); }
+  std::span<const std::int32_t> greedy_tokens() const override {
+    return greedy_ready_ ? std::span<const std::int32_t>(greedy_host_) : std::span<const std::int32_t>{};
+  }
 
   void mark_layer(std::uint32_t boundary) override;
 
@@ -111,6 +114,10 @@ class CudaBackend final : public backend::Ops {
     // sequences: max_context is rounded up to StepGraphs::kContextBucket
     // (graphs or not, so a replay and an eager step compute alike).
     bool decode = false;
+    // Every row wanting logits is greedy: the step returns their arg-maxes
+    // (ws_.ints from argmax_at on, copied to greedy_host_), not the logits.
+    bool argmax = false;
+    std::size_t argmax_at = 0;
   };
   // The rows of one sequence that want logits: [row, row + count) of the step.
   struct LogitRows {
@@ -212,6 +219,8 @@ class CudaBackend final : public backend::Ops {
   kernels::cuda::PagedKvCache layer_cache(std::int32_t layer) const;
   // fp8: whether layer still needs its scales; calibrate_fp8 sets them from
   // the maxima of the step's K and V (one synchronization per layer, once).
+  // The step's arg-maxes (StepSizes::argmax) to greedy_host_, on `stream`.
+  void copy_argmax(cudaStream_t stream);
   bool fp8_uncalibrated(std::int32_t layer) const;
   bool fp8_all_calibrated() const;
   void calibrate_fp8(std::int32_t layer, backend::Activation k, backend::Activation v);
@@ -247,7 +256,9 @@ class CudaBackend final : public backend::Ops {
   StepGraphKey graph_key_;                                  // of the current step
   std::uint64_t op_fingerprint_ = 0;                        // of the current step's op calls
   std::uint64_t graph_launches_ = 0;
-  std::span<float> graph_logits_;  // where the replayed step's logits go (copied after the launch)
+  std::vector<std::int32_t> greedy_host_;  // the step's arg-maxes (StepSizes::argmax)
+  bool greedy_ready_ = false;              // greedy_host_ holds the last finished step's
+  std::span<float> graph_logits_;          // where the replayed step's logits go (copied after the launch)
   LayerTimer layer_timer_;
   // Profiling: event 0 at the end of begin_step, 1 + 2i / 2 + 2i around op i.
   LayerTimer op_events_;

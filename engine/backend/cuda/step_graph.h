@@ -35,6 +35,7 @@ struct StepGraphKey {
   std::uint64_t buffers = 0;  // hash of the workspace and KV pool addresses
   int gemv_mode = 0;          // kernels::cuda::GemvActivations of the process default
   bool timed = false;         // records the layer events
+  bool argmax = false;        // returns the rows' arg-maxes, not their logits
   bool operator==(const StepGraphKey&) const = default;
 };
 

@@ -486,6 +486,52 @@ TEST_F(BACKEND_OPS, LogitsNormAndProjectTheWantedRowsOnly) {
   EXPECT_LT(nmse(logits, matvec(out, std::vector<float>(normed.begin(), normed.end()), 3)), 1e-4);
 }
 
+// Steps whose rows wanting logits are all greedy: a device backend returns
+// each row's arg-max (greedy_tokens) in place of the logits, the same index
+// as the host's arg-max of the logits the same step gives otherwise (the
+// lowest among equal maxima); the CPU returns the logits as ever. A step
+// with one non-greedy row returns logits on every backend.
+TEST_F(BACKEND_OPS, GreedyStepsReturnEachRowsArgMax) {
+  const std::int64_t vocab = 3000;
+  const HostMatrix out = random_matrix(rng_, k::GgmlType::kQ8_0, vocab, kEmbd);
+  ops_->set_output(upload(out));
+  const std::vector<float> norm = random_floats(rng_, kEmbd);  // the CPU's vectors are views: kept alive
+  const Vector nv = upload(norm);
+  const std::vector<std::int32_t> t1{1, 2, 3}, t2{4, 5}, t3{6};
+  const std::vector<float> x = random_floats(rng_, 6 * kEmbd, 2.0f);
+  // greedy: which of the two sequences wanting logits are greedy.
+  auto run = [&](bool g1, bool g2, std::vector<float>& logits) {
+    std::vector<SequenceStep> steps{SequenceStep{t1, 0, table_, true, false}, SequenceStep{t2, 0, table_, true, false},
+                                    SequenceStep{t3, 0, table_, false, false}};
+    steps[0].greedy = g1;
+    steps[1].greedy = g2;
+    logits.assign(static_cast<std::size_t>(2 * vocab), -1.0f);
+    EXPECT_TRUE(ops_->begin_step(steps).ok());
+    write(a_, x);
+    ops_->logits(OpName{"output"}, ops_->act(a_), nv, 1e-5f, ops_->act(b_), logits);
+    finish();
+    return std::vector<std::int32_t>(ops_->greedy_tokens().begin(), ops_->greedy_tokens().end());
+  };
+  std::vector<float> logits;
+  EXPECT_TRUE(run(false, false, logits).empty());
+  std::vector<std::int32_t> want;
+  for (std::int64_t r = 0; r < 2; ++r) {
+    const auto row = logits.begin() + r * vocab;
+    want.push_back(static_cast<std::int32_t>(std::max_element(row, row + vocab) - row));
+  }
+  std::vector<float> unused;
+  const std::vector<std::int32_t> got = run(true, true, unused);
+#if defined(HEARTH_OPS_TEST_CUDA)
+  EXPECT_EQ(got, want);
+#else
+  EXPECT_TRUE(got.empty());
+  EXPECT_EQ(unused, logits);  // the CPU wrote the logits as asked
+#endif
+  std::vector<float> mixed;
+  EXPECT_TRUE(run(true, false, mixed).empty());
+  EXPECT_LT(nmse(mixed, std::vector<double>(logits.begin(), logits.end())), 1e-12);
+}
+
 struct Recorder final : OpObserver {
   void op_begin(OpKind kind, const OpName& n) override {
     log += std::string("+") + op_kind_name(kind) + ":" + n.what + std::to_string(n.layer) + " ";
