@@ -8,15 +8,9 @@
 # HEARTH_CUDA_DEVICE_ARGMAX=0 (the logits copied back, the host's arg-max) and
 # the default, interleaved REPS times (2).
 cd "$(dirname "$0")/../.."
-D=$PWD/.deps/pcre2
-export PKG_CONFIG_SYSROOT_DIR=$D PKG_CONFIG_PATH=$D/usr/lib/x86_64-linux-gnu/pkgconfig
-export LD_LIBRARY_PATH=$D/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-OUT=${OUT:-/tmp/hearth-out}
-mkdir -p "$OUT"
+source bench/gpu/device_env.sh
 C=build/gpu/cli/hearth-cli
 HB=build/gpu/bench/engine/hearth-bench
-t0=$(date +%s)
-el() { echo "[$(($(date +%s) - t0)) s] $*"; }
 cmake --preset gpu >"$OUT/cfg.log" 2>&1 || { tail -30 "$OUT/cfg.log"; exit 1; }
 T="hearth-cli hearth-bench engine_backend_cuda_ops_test engine_runtime_cuda_test models_llama_cuda_test models_gemma3_cuda_test"
 if [ "${FULL:-0}" = 1 ]; then T=all; fi

@@ -14,15 +14,9 @@
 #     prefill, memory), and the same perplexities on the machine's CPU.
 # PCRE2 unpacked in .deps/pcre2 (see merged_check.sh).
 cd "$(dirname "$0")/../.."
-D=$PWD/.deps/pcre2
-export PKG_CONFIG_SYSROOT_DIR=$D PKG_CONFIG_PATH=$D/usr/lib/x86_64-linux-gnu/pkgconfig
-export LD_LIBRARY_PATH=$D/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-OUT=${OUT:-/tmp/hearth-out}
-mkdir -p "$OUT"
+source bench/gpu/device_env.sh
 C=build/gpu/cli/hearth-cli
 BENCH=build/gpu/bench/engine/hearth-bench
-t0=$(date +%s)
-el() { echo "[$(($(date +%s) - t0)) s] $*"; }
 
 if [ "${PHASE:-1}" = 1 ] || [ "${PHASE:-1}" = 1b ]; then
   [ "${PHASE:-1}" = 1b ] && [ -x $C ] && [ -f /tmp/8b.gguf ] || {

@@ -6,13 +6,7 @@
 # synthetic model on CUDA (and the small one on the CPU). Needs PCRE2 in
 # .deps/pcre2 (see merged_check.sh) and the call carrying [".deps"].
 cd "$(dirname "$0")/../.."
-D=$PWD/.deps/pcre2
-export PKG_CONFIG_SYSROOT_DIR=$D PKG_CONFIG_PATH=$D/usr/lib/x86_64-linux-gnu/pkgconfig
-export LD_LIBRARY_PATH=$D/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-OUT=${OUT:-/tmp/hearth-out}
-mkdir -p "$OUT"
-t0=$(date +%s)
-el() { echo "$(($(date +%s) - t0)) s"; }
+source bench/gpu/device_env.sh
 cmake --preset gpu >"$OUT/cfg.log" 2>&1 || { tail -30 "$OUT/cfg.log"; exit 1; }
 cmake --build build/gpu -j16 --target hearth-cli models_profile_test models_profile_cuda_test engine_roofline_test \
   >"$OUT/build.log" 2>&1 || { grep -m8 -A12 -E "error|FAILED" "$OUT/build.log"; exit 1; }
