@@ -147,7 +147,7 @@ class LoadOptionsTest : public QObject {
     // The recommendation arrives off the UI thread; the form takes it.
     QSignalSpy recommended(d, &LoadOptionsDialog::recommended);
     QTRY_VERIFY_WITH_TIMEOUT(d->recommendation().has_value(), 30000);
-    const models::Recommendation& r = *d->recommendation();
+    const models::Recommendation r = *d->recommendation();  // a copy: a later re-plan replaces it
     QVERIFY(r.fits);
     d->useRecommended();
     QCOMPARE(d->config().context_length, r.plan.context_length);
