@@ -17,7 +17,7 @@ void Sampler::reset() {
 }
 
 std::span<const float> Sampler::penalized(std::span<const float> logits) {
-  if (!penalties_active(params_) || history_.size() == 0) return logits;
+  if (!penalties_apply()) return logits;
   work_.assign(logits.begin(), logits.end());
   apply_penalties(work_, history_, params_);
   return work_;

@@ -44,9 +44,7 @@ class Sampler {
   void accept(int32_t token) { history_.push(token); }
   // Whether sample() is the plain arg-max of the logits as they come
   // (temperature <= 0 and no penalty applies): a device may take it for us.
-  bool plain_argmax() const {
-    return params_.temperature <= 0.0f && (!penalties_active(params_) || history_.size() == 0);
-  }
+  bool plain_argmax() const { return params_.temperature <= 0.0f && !penalties_apply(); }
   // Forgets the history and restarts the random sequence from the seed.
   void reset();
 
@@ -57,6 +55,8 @@ class Sampler {
   const SamplingParams& params() const { return params_; }
 
  private:
+  // Whether the penalties change the logits now (configured, and a history to apply).
+  bool penalties_apply() const { return penalties_active(params_) && history_.size() != 0; }
   explicit Sampler(const SamplingParams& params);
   // Stage 1: the logits the rest of the chain sees (penalized copy or the input).
   std::span<const float> penalized(std::span<const float> logits);
