@@ -3,10 +3,14 @@
 # llama.cpp (source vendored in the llama-cpp-python sdist, carried as
 # .llama/llama.tgz: git-ignored, nothing of it committed) builds in the
 # background at nice 19 from the first second; meanwhile Hearth builds, runs
-# its kernel and model tests on the GPU, the attention micro-benchmark, the
-# attention A/B (HEARTH_CUDA_ATTN_WIDE=0: the v12 kernels) and every Hearth
-# row of the table; once llama.cpp is built it runs on the very same files
-# on an idle CPU, then Hearth's batch-1 decode once more (no build beside it).
+# its kernel, backend, engine and model tests on the GPU, the attention
+# micro-benchmark, an A/B of switches (AB: space-separated NAME=VALUE
+# settings, each run against the default on the 8B and 135M files, twice,
+# interleaved; default: the v15 GLU fusion and layer timing), every Hearth row
+# of the table and the time to first token of an 8-turn chat with the prefix
+# cache on and off (hearth-bench multiturn); once llama.cpp is built it runs
+# on the very same files on an idle CPU, then Hearth's batch-1 decode once
+# more (no build beside it).
 # Last: the table with ratios and ceiling fractions (results.txt, table.txt).
 # Run from the tree's root or a copy of it inside the checkout (PCRE2 in
 # .deps/pcre2 or ../.deps/pcre2; the tarball in .llama/ or ../.llama/).
@@ -49,7 +53,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,po
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DHEARTH_CUDA_ARCHITECTURES=90 \
   >$W/cfg.log 2>&1 || { tail -30 $W/cfg.log; exit 1; }
 cmake --build $B -j16 --target hearth-cli hearth-bench kernels_cuda_test kernels_cuda_bench models_llama_cuda_test \
-  >$W/build.log 2>&1 || { grep -m5 -A12 -E "error|FAILED" $W/build.log; exit 1; }
+  models_gemma3_cuda_test engine_runtime_cuda_test engine_backend_cuda_ops_test >$W/build.log 2>&1 || { grep -m5 -A12 -E "error|FAILED" $W/build.log; exit 1; }
 note "hearth built at $(el) s"
 CLI=$B/cli/hearth-cli
 HB=$B/bench/engine/hearth-bench
@@ -66,9 +70,12 @@ if grep -q "FAILED.*CudaPagedAttention" $W/kernels_test.log; then
   export HEARTH_CUDA_ATTN_WIDE=0
   note "attention tests failed: the rest runs the v12 kernels (HEARTH_CUDA_ATTN_WIDE=0)"
 fi
-timeout 60 $B/tests/models/cuda/models_llama_cuda_test --gtest_brief=1 >$W/models_test.log 2>&1
-note "models_llama_cuda_test rc $? at $(el) s: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/models_test.log | tr '\n' ' ')"
-cat $W/models_test.log >>$W/kernels_test.log
+for t in models/cuda/models_llama_cuda_test models/cuda/models_gemma3_cuda_test engine/runtime/engine_runtime_cuda_test \
+  engine/backend/engine_backend_cuda_ops_test; do
+  timeout 120 $B/tests/$t --gtest_brief=1 >$W/models_test.log 2>&1
+  note "$(basename $t) rc $? at $(el) s: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/models_test.log | tr '\n' ' ')"
+  cat $W/models_test.log >>$W/kernels_test.log
+done
 cp $W/kernels_test.log $OUT/
 timeout 60 $B/tests/kernels/cuda/kernels_cuda_bench attn >$OUT/attn_bench.txt 2>&1
 note "kernels_cuda_bench attn rc $? at $(el) s"
@@ -84,15 +91,21 @@ gen() { # KEY FILE ARGS... : hearth-cli generate, decode_tps -> results as KEY
   note "$k: decode_tps prompt md5 = $v"
   res "$k" "${v%% *}"
 }
-# The attention A/B, interleaved (the default wide kernels vs v12).
+# The A/B, interleaved: each setting of AB against the default.
+AB=${AB:-HEARTH_CUDA_FUSE_GLU=0 HEARTH_CUDA_LAYER_TIMING=1}
 for r in 1 2; do
-  gen ctx_wide_$r $M/8b.gguf --prompt-file $W/long.txt -n 64 --ctx 4352
-  HEARTH_CUDA_ATTN_WIDE=0 gen ctx_v12_$r $M/8b.gguf --prompt-file $W/long.txt -n 64 --ctx 4352
+  gen dec_8b_default_$r $M/8b.gguf --prompt "hello world" -n 128
+  gen dec_smol_default_$r $M/smol.gguf --prompt "hello world" -n 128
+  for a in $AB; do
+    export "$a"
+    gen dec_8b_${a}_$r $M/8b.gguf --prompt "hello world" -n 128
+    gen dec_smol_${a}_$r $M/smol.gguf --prompt "hello world" -n 128
+    unset "${a%%=*}"
+  done
 done
+for r in 1 2; do gen ctx_wide_$r $M/8b.gguf --prompt-file $W/long.txt -n 64 --ctx 4352; done
 gen dec_8b_wide $M/8b.gguf --prompt "hello world" -n 128
-HEARTH_CUDA_ATTN_WIDE=0 gen dec_8b_v12 $M/8b.gguf --prompt "hello world" -n 128
 gen dec_smol_wide $M/smol.gguf --prompt "hello world" -n 128
-HEARTH_CUDA_ATTN_WIDE=0 gen dec_smol_v12 $M/smol.gguf --prompt "hello world" -n 128
 gen dec_8bk_wide $M/8bk.gguf --prompt "hello world" -n 128
 note "A/B done at $(el) s"
 for f in 8b 8bk; do
@@ -107,6 +120,13 @@ for n in 16 64; do
   note "hearth $n streams: aggregate single = $v"
   res "conc_$n" "${v%% *}"
 done
+python3 -c "print('hello world ' * 42 + 'hello wo', end='')" >$W/p512.txt # 512 tokens
+timeout 60 $CLI profile $M/8b.gguf --device cuda --prompt "$(cat $W/p512.txt)" -n 1 >$W/profile512.txt 2>>$W/hb_err.log
+note "hearth-cli profile, 8B Q4_0, a cold 512-token prompt, rc $?:"
+head -40 $W/profile512.txt >>$S
+timeout 120 $HB multiturn $M/8b.gguf --device cuda >$W/multiturn.txt 2>>$W/hb_err.log
+note "hearth multiturn (8B Q4_0, ttft ms with the prefix cache on / off) rc $?:"
+cat $W/multiturn.txt >>$S
 cat $W/gen_err.log $W/hb_err.log >$OUT/hearth_err.log 2>/dev/null # at most 8 files come back
 note "hearth rows done at $(el) s"
 while [ ! -f /tmp/llama.done ] && [ "$(el)" -lt "${LLAMA_WAIT:-265}" ]; do sleep 2; done
@@ -187,7 +207,10 @@ for name, h, lk, ceil in rows:
     share = "%d%% (%s)" % (round(100 * h / ceil), "{:,}".format(ceil)) if h and ceil else ("launch-bound" if "135M" in name else "")
     print("| %s | %s | %s | %s | %s |" % (name, f(h), ls, ratio, share))
 print()
-print("attention A/B at 4,096 context: wide %s / %s, v12 %s / %s" % (f(g("ctx_wide_1")), f(g("ctx_wide_2")), f(g("ctx_v12_1")), f(g("ctx_v12_2"))))
-print("short context: 8B wide %s v12 %s; 135M wide %s v12 %s; 8B idle-CPU rerun %s, 135M %s" % (f(g("dec_8b_wide")), f(g("dec_8b_v12")), f(g("dec_smol_wide")), f(g("dec_smol_v12")), f(g("dec_8b_idle")), f(g("dec_smol_idle"))))
+print("A/B, decode tok/s (runs 1 / 2):")
+for k in sorted(k for k in v if k.startswith("dec_8b_") and k.endswith("_1")):
+    base = k[len("dec_8b_"):-2]
+    print("  %s: 8B %s / %s, 135M %s / %s" % (base, f(g(k)), f(g("dec_8b_%s_2" % base)), f(g("dec_smol_%s_1" % base)), f(g("dec_smol_%s_2" % base))))
+print("4,096 context: %s / %s; idle-CPU rerun 8B %s, 135M %s" % (f(g("ctx_wide_1")), f(g("ctx_wide_2")), f(g("dec_8b_idle")), f(g("dec_smol_idle"))))
 PY
 note "all done at $(el) s"

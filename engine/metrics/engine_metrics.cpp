@@ -8,6 +8,7 @@ EngineMetrics::EngineMetrics(const MetricsOptions& options)
       schedule_ms_(options.step_samples),
       forward_ms_(options.step_samples),
       sample_ms_(options.step_samples),
+      forward_timed_ms_(options.step_samples),
       step_samples_(options.step_samples),
       prefill_rate_(options.rate_window),
       decode_rate_(options.rate_window) {}
@@ -20,6 +21,7 @@ void EngineMetrics::record_step(const StepRecord& step) {
   if (!step.layer_ms.empty()) {
     if (layer_ms_.size() != step.layer_ms.size()) layer_ms_.assign(step.layer_ms.size(), SampleWindow(step_samples_));
     for (std::size_t l = 0; l < layer_ms_.size(); ++l) layer_ms_[l].add(step.layer_ms[l]);
+    forward_timed_ms_.add(step.forward_ms);
   }
   prefill_rate_.add(step.start, step.end, step.prefill_tokens);
   decode_rate_.add(step.start, step.end, step.decode_tokens);
@@ -47,6 +49,7 @@ void EngineMetrics::publish(const Gauges& gauges) {
   s.step.sample = sample_ms_.mean();
   s.step.forward_by_layer.reserve(layer_ms_.size());
   for (const SampleWindow& w : layer_ms_) s.step.forward_by_layer.push_back(w.mean());
+  s.step.forward_timed = forward_timed_ms_.mean();
   s.steps = steps_;
   s.requests_finished = finished_;
   std::lock_guard<std::mutex> lock(mu_);

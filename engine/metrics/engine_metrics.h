@@ -57,6 +57,7 @@ class EngineMetrics {
   // One window per layer, over the recent steps that came with layer times
   // (every step on the CPU; CUDA times one step in several): step_samples each.
   std::vector<SampleWindow> layer_ms_;
+  SampleWindow forward_timed_ms_;  // forward_ms of those steps
   std::size_t step_samples_;
   RateWindow prefill_rate_, decode_rate_;
   std::int64_t steps_ = 0;

@@ -539,13 +539,11 @@ Status gemv_fused(const GemvOptions& options, const GemvOutput* outs, int n, con
   return {};
 }
 
-bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
-                     const GemvInputNorm& norm) {
-  const auto aligned = [](const void* p) { return p != nullptr && reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  if (outs == nullptr || n < 1 || n > kMaxFused || n_tokens != 1 || !aligned(x) || !aligned(norm.weight) ||
-      !aligned(norm.out) || norm.out == x) {
-    return false;
-  }
+namespace {
+
+// One token through gemv_q8 in one launch: the fused prologues' condition.
+bool q8_one_launch(const GemvOptions& options, const GemvOutput* outs, int n, int n_tokens) {
+  if (outs == nullptr || n < 1 || n > kMaxFused || n_tokens != 1) return false;
   const GemvActivations act =
       options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
   if (act != GemvActivations::kQ8) return false;
@@ -555,7 +553,32 @@ bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, 
       return false;
     }
   }
-  return outs[0].w->cols <= 8192;
+  return true;
+}
+
+bool aligned16(const void* p) {
+  return p != nullptr && reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
+}  // namespace
+
+bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
+                     const GemvInputNorm& norm) {
+  return aligned16(x) && aligned16(norm.weight) && aligned16(norm.out) && norm.out != x &&
+         q8_one_launch(options, outs, n, n_tokens) && outs[0].w->cols <= 8192;
+}
+
+bool gemv_glu_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* gate, int n_tokens,
+                    const GemvInputGlu& glu) {
+  return aligned16(gate) && aligned16(glu.up) &&
+         (glu.kind == GluInputKind::kSwiGlu || glu.kind == GluInputKind::kGeGluTanh) &&
+         q8_one_launch(options, outs, n, n_tokens);
+}
+
+Status gemv_fused_glu(const GemvOptions& options, const GemvOutput* outs, int n, const float* gate,
+                      const GemvInputGlu& glu, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(gemv_glu_fuses(options, outs, n, gate, 1, glu));
+  return gemv_q8(outs, n, gate, stream, options, nullptr, &glu);
 }
 
 Status gemv_fused_norm(const GemvOptions& options, const GemvOutput* outs, int n, const float* x,

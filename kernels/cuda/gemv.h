@@ -99,6 +99,24 @@ bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, 
 Status gemv_fused_norm(const GemvOptions& options, const GemvOutput* outs, int n, const float* x,
                        const GemvInputNorm& norm, cudaStream_t stream);
 
+// gemv_fused over glu(gate, up) (glu.h: SwiGLU or GeGLU with the tanh GELU,
+// element by element), computed in the q8 kernel's prologue instead of a
+// launch of its own; every y_i bit-identical to swiglu / geglu_tanh then
+// gemv_fused. The GLU's output is not written: the CUDA backend fuses a
+// one-token step's glu into the product that reads it (ffn_down), where
+// nothing else reads it (HEARTH_CUDA_FUSE_GLU=0: it does not).
+enum class GluInputKind { kSwiGlu = 0, kGeGluTanh = 1 };
+struct GemvInputGlu {
+  const float* up = nullptr;  // [cols], 16-byte aligned
+  GluInputKind kind = GluInputKind::kSwiGlu;
+};
+// One token, the 8-bit path for every matrix (one type and width); gate and
+// up 16-byte aligned.
+bool gemv_glu_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* gate, int n_tokens,
+                    const GemvInputGlu& glu);
+Status gemv_fused_glu(const GemvOptions& options, const GemvOutput* outs, int n, const float* gate,
+                      const GemvInputGlu& glu, cudaStream_t stream);
+
 // True where the 8-bit path runs: one token; Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
 // Q4_K, Q5_K or Q6_K; cols a multiple of 256 and at most 28672; row_stride
 // and data 16-byte aligned (the kernel reads 16-byte words; for Q6_K's

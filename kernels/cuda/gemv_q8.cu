@@ -62,7 +62,7 @@ int gemv_q8_stages(const GemvOutput* outs, int n, const GemvOptions& options) {
 }
 
 Status gemv_q8(const GemvOutput* outs, int n, const float* x_in, cudaStream_t stream, const GemvOptions& options,
-               const GemvInputNorm* norm) {
+               const GemvInputNorm* norm, const GemvInputGlu* glu) {
   HEARTH_CUDA_REQUIRE(n >= 1 && n <= kMaxFused);
   Q8Mats mats{};
   HEARTH_CUDA_REQUIRE(make_mats(outs, n, &mats));
@@ -73,6 +73,12 @@ Status gemv_q8(const GemvOutput* outs, int n, const float* x_in, cudaStream_t st
     HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(norm->weight) % 16 == 0);
     HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(norm->out) % 16 == 0 && norm->out != x_in);
     x = Q8Input{x_in, norm->weight, norm->eps, norm->out};
+  }
+  if (glu != nullptr) {
+    HEARTH_CUDA_REQUIRE(norm == nullptr && glu->up != nullptr && reinterpret_cast<uintptr_t>(glu->up) % 16 == 0);
+    HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(x_in) % 16 == 0);
+    x.glu_up = glu->up;
+    x.glu_kind = static_cast<int>(glu->kind);
   }
   const StagedPlan plan = staged_plan_for(mats, outs[0].w->type, cols, options);
   if (plan.stages > 0) return launch_staged(mats, outs[0].w->type, cols, x, stream, options, plan);

@@ -50,6 +50,7 @@
 
 #include "kernels/cuda/dequant_unit.cuh"
 #include "kernels/cuda/gemv_q8.h"
+#include "kernels/cuda/glu.cuh"
 #include "kernels/cuda/q8_chunk.cuh"
 
 namespace hearth::kernels::cuda::q8 {
@@ -375,11 +376,17 @@ __device__ __forceinline__ void quantize_x(const float* __restrict__ x, int chun
 // order, block_sum over the block's 256 threads, (x * scale) * w. Those
 // float4s are exactly the ones quantize_x gives thread t (units t / 8 +
 // 32 k, lane t % 8), so the codes are bit-identical to rmsnorm then this GEMV.
+// Or (glu_up != null) the GLU of x (the gate) and glu_up, element by element
+// with glu.cuh's arithmetic (the GLU kernels' own), so the codes are
+// bit-identical to swiglu / geglu_tanh then this GEMV; the GLU's output is
+// not written anywhere (gemv_fused_glu).
 struct Q8Input {
   const float* x;
   const float* norm_w;  // [cols]; null: no norm
   float eps;
-  float* norm_out;  // block 0 writes the normed row here (null: nowhere); never x
+  float* norm_out;                // block 0 writes the normed row here (null: nowhere); never x
+  const float* glu_up = nullptr;  // [cols]; null: no GLU
+  int glu_kind = 0;               // 0: SwiGLU, 1: GeGLU (tanh)
 };
 
 constexpr int kNormPer = 8;  // float4s per thread in the fused norm: rows <= 8192
@@ -415,9 +422,35 @@ __device__ __forceinline__ void quantize_normed_x(const Q8Input& in, int chunks,
   }
 }
 
+// quantize_x over glu(x, up): the same units per thread in the same order,
+// 4 units' gate and up loads issued before any is used.
+template <bool kHalves>
+__device__ __forceinline__ void quantize_glu_x(const Q8Input& in, int chunks, uint32_t* xq, float2* ds, int2* hs) {
+  constexpr int kStride = kThreads / 8, kBatch = 4;
+  const int units = chunks * 8, m = static_cast<int>(threadIdx.x) % 8;
+  const float4* gv = reinterpret_cast<const float4*>(in.x);
+  const float4* uv = reinterpret_cast<const float4*>(in.glu_up);
+  for (int u0 = static_cast<int>(threadIdx.x) / 8; u0 < units; u0 += kBatch * kStride) {
+    float4 g[kBatch], u[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int unit = u0 + b * kStride;
+      g[b] = unit < units ? __ldg(gv + 8 * unit + m) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      u[b] = unit < units ? __ldg(uv + 8 * unit + m) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      if (u0 + b * kStride < units)
+        quantize_unit<kHalves>(glu4(g[b], u[b], in.glu_kind), u0 + b * kStride, m, xq, ds, hs);
+    }
+  }
+}
+
 template <bool kHalves>
 __device__ __forceinline__ void quantize_input(const Q8Input& in, int chunks, uint32_t* xq, float2* ds, int2* hs) {
-  if (in.norm_w != nullptr) {
+  if (in.glu_up != nullptr) {
+    quantize_glu_x<kHalves>(in, chunks, xq, ds, hs);
+  } else if (in.norm_w != nullptr) {
     quantize_normed_x<kHalves>(in, chunks, xq, ds, hs);
   } else {
     quantize_x<kHalves>(in.x, chunks, xq, ds, hs);

@@ -1,4 +1,5 @@
 #include "kernels/cuda/device_common.cuh"
+#include "kernels/cuda/glu.cuh"
 #include "kernels/cuda/glu.h"
 
 #include <algorithm>
@@ -13,17 +14,14 @@ __global__ void swiglu_kernel(const float* gate, const float* up, float* out, in
   pdl_wait();               // gate and up come from the kernel before (launched with PDL: pdl_small_on)
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * kThreads) {
-    const float g = gate[i];
-    out[i] = g / (1.0f + expf(-g)) * up[i];
+    out[i] = swiglu_value(gate[i], up[i]);
   }
 }
 
 __global__ void geglu_tanh_kernel(const float* gate, const float* up, float* out, int64_t n) {
-  constexpr float kSqrt2OverPi = 0.79788456080286535588f;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * kThreads) {
-    const float g = gate[i];
-    out[i] = 0.5f * g * (1.0f + tanhf(kSqrt2OverPi * g * (1.0f + 0.044715f * g * g))) * up[i];
+    out[i] = geglu_tanh_value(gate[i], up[i]);
   }
 }
 

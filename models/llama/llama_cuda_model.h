@@ -20,11 +20,9 @@ struct LlamaCudaOptions {
   // Bytes of GPU memory the model may hold (weights + KV pool + workspace);
   // 0: whatever the device has free.
   std::size_t vram_budget_bytes = 0;
-  // Layer times (last_layer_ms) on one forward step in this many. 1 (every
-  // step), so the per-layer means cover the same steps as the forward mean:
-  // the events cost 0.95% of a default-model decode step on the H200
-  // (CudaModel.LayerTimingCost). 0: never.
-  int layer_timing_interval = 1;
+  // Layer times (last_layer_ms) on one forward step in this many
+  // (CudaBackendOptions::layer_timing_interval); 0: never.
+  int layer_timing_interval = cuda::kDefaultLayerTimingInterval;
   // Decode steps replayed from CUDA graphs (CudaBackendOptions::cuda_graphs).
   bool cuda_graphs = true;
 };

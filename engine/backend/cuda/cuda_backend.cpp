@@ -54,8 +54,13 @@ bool fuse_rope_kv_on() {
   return on;
 }
 
+bool fuse_glu_on() {
+  static const bool on = env_on("HEARTH_CUDA_FUSE_GLU");
+  return on;
+}
+
 // Op tags of skip_op (store_kv and attention carry their layer above the low byte).
-constexpr std::uint64_t kTagLinearMany = 4, kTagStoreKv = 7;
+constexpr std::uint64_t kTagLinear = 3, kTagLinearMany = 4, kTagLinearResidual = 5, kTagStoreKv = 7;
 
 kernels::RopeParams rope_params(const backend::RopeConfig& c) {
   kernels::RopeParams rp;
@@ -141,6 +146,7 @@ Result<void> CudaBackend::do_begin_step(std::span<const SequenceStep> steps) {
   graph_mode_ = StepGraphs::Mode::kEager;
   pending_norm_ = {};
   pending_rope_ = {};
+  pending_glu_ = {};
   greedy_ready_ = false;
   StepSizes sz = stage_inputs(steps);
   greedy_host_.assign(sz.argmax ? static_cast<std::size_t>(sz.n_logit_rows) : 0, 0);
@@ -280,7 +286,9 @@ void CudaBackend::copy_argmax(cudaStream_t stream) {
 
 bool CudaBackend::skip_op(std::uint64_t tag, const void* a, const void* b) {
   // What waits for a fused neighbour goes first unless this op is that neighbour.
-  if (pending_norm_.set || pending_rope_.set) flush_pending(tag == kTagLinearMany, (tag & 0xffu) == kTagStoreKv);
+  if (pending_norm_.set || pending_rope_.set || pending_glu_.set) {
+    flush_pending(tag == kTagLinearMany, (tag & 0xffu) == kTagStoreKv, tag == kTagLinear || tag == kTagLinearResidual);
+  }
   if (graph_mode_ != StepGraphs::Mode::kEager) {
     op_fingerprint_ = fingerprint_mix(op_fingerprint_, tag);
     op_fingerprint_ = fingerprint_mix(op_fingerprint_, reinterpret_cast<std::uintptr_t>(a));
@@ -296,7 +304,12 @@ bool CudaBackend::check(kc::Status status, const char* what) {
   return false;
 }
 
-void CudaBackend::flush_pending(bool keep_norm, bool keep_rope) {
+void CudaBackend::flush_pending(bool keep_norm, bool keep_rope, bool keep_glu) {
+  if (pending_glu_.set && !keep_glu) {
+    const PendingGlu g = pending_glu_;
+    pending_glu_ = {};
+    launch_glu(g);
+  }
   if (pending_norm_.set && !keep_norm) {
     const PendingNorm p = pending_norm_;
     pending_norm_ = {};
@@ -317,7 +330,7 @@ void CudaBackend::launch_rope(const PendingRope& r) {
 }
 
 void CudaBackend::mark_layer(std::uint32_t boundary) {
-  if (pending_norm_.set || pending_rope_.set) flush_pending();
+  if (pending_norm_.set || pending_rope_.set || pending_glu_.set) flush_pending();
   // A replayed graph records its own events.
   if (!timed_ || failed() || graph_mode_ == StepGraphs::Mode::kReplay) return;
   const bool capturing = graph_mode_ == StepGraphs::Mode::kCapture;
@@ -404,8 +417,28 @@ const float* CudaBackend::q8_rows(const kc::DeviceMatrix& w, const float* x, std
 }
 
 void CudaBackend::do_linear(const backend::Matrix& w, Activation x, Activation y, const backend::Vector& bias) {
-  if (skip_op(3, w.data, y.data)) return;
+  if (skip_op(kTagLinear, w.data, y.data)) return;
+  if (pending_glu_.set && linear_after_glu(w, x, y.data, bias.data, nullptr)) return;
   linear(w, x.data, n_tokens_, y.data, bias.data, nullptr, nullptr);
+}
+
+bool CudaBackend::linear_after_glu(const backend::Matrix& w, Activation x, float* y, const float* bias,
+                                   float* residual) {
+  const PendingGlu g = pending_glu_;
+  pending_glu_ = {};
+  const kc::DeviceMatrix m = device_matrix(w);
+  kc::GemvOutput out{&m, residual != nullptr ? residual : y, {}};
+  out.epilogue.bias = bias;
+  out.epilogue.residual = residual;
+  const kc::GemvInputGlu glu{
+      g.up.data, g.kind == backend::GluKind::kGeGluTanh ? kc::GluInputKind::kGeGluTanh : kc::GluInputKind::kSwiGlu};
+  if (g.gate.data == x.data && g.gate.width == x.width &&
+      kc::gemv_glu_fuses(kc::GemvOptions{}, &out, 1, x.data, static_cast<int>(n_tokens_), glu)) {
+    check(kc::gemv_fused_glu(kc::GemvOptions{}, &out, 1, x.data, glu, ctx_->stream()), "gemv (fused, glu input)");
+    return true;
+  }
+  launch_glu(g);
+  return false;
 }
 
 // One token: one gemv_fused call (one launch over the matrices' rows, x
@@ -461,7 +494,8 @@ void CudaBackend::do_linear_many(Activation x, std::span<const backend::LinearOu
 }
 
 void CudaBackend::do_linear_residual(const backend::Matrix& w, Activation x, Activation residual, Activation scratch) {
-  if (skip_op(5, w.data, residual.data)) return;
+  if (skip_op(kTagLinearResidual, w.data, residual.data)) return;
+  if (pending_glu_.set && linear_after_glu(w, x, residual.data, nullptr, residual.data)) return;
   linear(w, x.data, n_tokens_, residual.data, nullptr, residual.data, scratch.data);
 }
 
@@ -560,12 +594,21 @@ void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out,
 
 void CudaBackend::do_glu(backend::GluKind kind, Activation gate, Activation up) {
   if (skip_op(9, gate.data, up.data)) return;
-  const std::int64_t n = n_tokens_ * gate.width;
-  if (kind == backend::GluKind::kGeGluTanh) {
-    check(kc::geglu_tanh(gate.data, up.data, gate.data, n, ctx_->stream()), "geglu_tanh");
+  const PendingGlu g{true, kind, gate, up};
+  if (fuse_glu_on() && n_tokens_ == 1 && !instrumented() && gate.width == up.width) {
+    pending_glu_ = g;  // for the product after it
     return;
   }
-  check(kc::swiglu(gate.data, up.data, gate.data, n, ctx_->stream()), "swiglu");
+  launch_glu(g);
+}
+
+void CudaBackend::launch_glu(const PendingGlu& g) {
+  const std::int64_t n = n_tokens_ * g.gate.width;
+  if (g.kind == backend::GluKind::kGeGluTanh) {
+    check(kc::geglu_tanh(g.gate.data, g.up.data, g.gate.data, n, ctx_->stream()), "geglu_tanh");
+    return;
+  }
+  check(kc::swiglu(g.gate.data, g.up.data, g.gate.data, n, ctx_->stream()), "swiglu");
 }
 
 void CudaBackend::do_add(Activation x, Activation y) {

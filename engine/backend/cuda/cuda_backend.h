@@ -34,6 +34,9 @@
 
 namespace hearth::cuda {
 
+// The decode steps timed per layer: one in this many (CudaBackendOptions).
+inline constexpr int kDefaultLayerTimingInterval = 8;
+
 struct CudaBackendOptions {
   int device = 0;  // CUDA device index
   // f16, q8_0 (int8 codes with an f16 scale per 32) or FP8 E4M3 (per-layer K
@@ -42,9 +45,12 @@ struct CudaBackendOptions {
   // Bytes of GPU memory the model may hold (weights + KV pool + workspace);
   // 0: whatever the device has free.
   std::size_t vram_budget_bytes = 0;
-  // Layer times (layer_ms) on one step in this many; 0: never. Events cost
-  // about 1% of a small model's decode step (CudaModel.LayerTimingCost).
-  int layer_timing_interval = 1;
+  // Layer times (layer_ms) on one step in this many; 0: never. Inside a
+  // decode graph the event nodes serialize it: timing every step cost 3.3%
+  // of the 8B decode and 5.5% of the 135M shape's (docs/perf-notes.md v8),
+  // so one step in 8 is timed (the per-layer means are then over those
+  // steps: EngineStats' step.forward_timed is their forward mean).
+  int layer_timing_interval = kDefaultLayerTimingInterval;
   // Decode steps replayed from CUDA graphs (step_graph.h); the environment's
   // HEARTH_CUDA_GRAPH=0 turns them off too (A/B runs). Never changes a result:
   // a replay runs the captured kernels with the same arguments.
@@ -160,10 +166,13 @@ class CudaBackend final : public backend::Ops {
 
   // Fusion of neighbouring ops (one-token steps, uninstrumented): rms_norm
   // waits for the linear_many it feeds (the norm then runs in the q8 GEMV's
-  // prologue), rope for the store_kv after it (one rope + store launch). Any
-  // other op, a layer mark or the step's end launches what waits first, so
-  // the results are those of the unfused ops (bit-identical kernels).
-  // HEARTH_CUDA_FUSE_NORM=0 / HEARTH_CUDA_FUSE_ROPE_KV=0 turn them off (A/B).
+  // prologue), rope for the store_kv after it (one rope + store launch), glu
+  // for the linear / linear_residual that reads its output (ffn_down: the GLU
+  // runs in that GEMV's prologue, and its output buffer keeps the gate's
+  // values: the models read it nowhere else). Any other op, a layer mark or
+  // the step's end launches what waits first, so the results are those of
+  // the unfused ops (bit-identical kernels). HEARTH_CUDA_FUSE_NORM=0 /
+  // HEARTH_CUDA_FUSE_ROPE_KV=0 / HEARTH_CUDA_FUSE_GLU=0 turn them off (A/B).
   struct PendingNorm {
     bool set = false;
     backend::Activation x, out;
@@ -176,9 +185,19 @@ class CudaBackend final : public backend::Ops {
     std::int32_t n_q_heads = 0, n_k_heads = 0;
     backend::RopeConfig config;
   };
-  // Launches the waiting norm (unless keep_norm) and rope (unless keep_rope).
-  void flush_pending(bool keep_norm = false, bool keep_rope = false);
+  struct PendingGlu {
+    bool set = false;
+    backend::GluKind kind = backend::GluKind::kSwiGlu;
+    backend::Activation gate, up;
+  };
+  // Launches the waiting norm, rope and glu, except those kept.
+  void flush_pending(bool keep_norm = false, bool keep_rope = false, bool keep_glu = false);
   void launch_rope(const PendingRope& r);
+  void launch_glu(const PendingGlu& g);
+  // The waiting glu fused into y = W x (+ bias) (residual += W x with
+  // residual) when x is its output and the q8 GEMV takes W; else the glu is
+  // launched and false returned (the caller runs the product).
+  bool linear_after_glu(const backend::Matrix& w, backend::Activation x, float* y, const float* bias, float* residual);
 
   // Keeps the first failure of the step (later ops are skipped); false when
   // the step has already failed or `status` is one.
@@ -268,6 +287,7 @@ class CudaBackend final : public backend::Ops {
   std::uint64_t step_count_ = 0;
   PendingNorm pending_norm_;
   PendingRope pending_rope_;
+  PendingGlu pending_glu_;
   // memory()'s cached cudaMemGetInfo (memory() is const and may be called from any thread).
   mutable std::mutex device_info_mu_;
   mutable DeviceMemoryInfo device_info_;

@@ -26,6 +26,10 @@ struct StepPhaseTimes {  // milliseconds, mean over a recent window of steps
   double forward = 0;
   double sample = 0;
   std::vector<double> forward_by_layer;  // empty when the backend does not time layers
+  // The forward mean of the steps that came with layer times: the window
+  // forward_by_layer covers (the CPU times every step, CUDA one in several;
+  // 0 when no step was timed).
+  double forward_timed = 0;
 };
 
 struct EngineStats {

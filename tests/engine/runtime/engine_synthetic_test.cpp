@@ -259,6 +259,7 @@ TEST(EngineSynthetic, StatsReportTheRunAndMemory) {
   }
   EXPECT_GT(layers, 0.0);
   EXPECT_LE(layers, s.step.forward * (1 + 1e-9));
+  EXPECT_DOUBLE_EQ(s.step.forward_timed, s.step.forward);  // every step timed: the same window
 }
 
 // Inter-token latency is measured once, by the engine: each request's finish

@@ -1,7 +1,7 @@
 // The fused decode kernels against the unfused calls they replace (which
 // have their own scalar-reference tests) and against scalar references:
-// RMSNorm in the q8 GEMV's prologue (gemv_fused_norm) and RoPE + store-KV in
-// one launch (rope_store_kv). Both are promised bit-identical to the unfused
+// RMSNorm and the GLU in the q8 GEMV's prologue (gemv_fused_norm,
+// gemv_fused_glu) and RoPE + store-KV in one launch (rope_store_kv). Both are promised bit-identical to the unfused
 // path, so the comparisons are exact. Outputs are poisoned with NaN first.
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 #include "cuda_test_util.h"
 #include "kernels/cpu/rope.h"
 #include "kernels/cuda/gemv.h"
+#include "kernels/cuda/glu.h"
 #include "kernels/cuda/rmsnorm.h"
 #include "kernels/cuda/rope.h"
 #include "kernels/cuda/store_kv.h"
@@ -128,6 +129,93 @@ TEST(CudaFusion, NormInGemvPrologueWhereItApplies) {
   EXPECT_EQ(gemv_fused_norm(q8, &o_wide, 1, x.get(), norm, nullptr).code, cudaErrorInvalidValue);
   EXPECT_EQ(gemv_fused_norm(q8, &o_ok, 1, x.get(), GemvInputNorm{g.get(), 1e-5f, x.get()}, nullptr).code,
             cudaErrorInvalidValue);
+}
+
+// glu(gate, up) then the product, against the GLU in the product's prologue:
+// every output bit for bit (the ffn_down of a decode step: SwiGLU for llama,
+// GeGLU for gemma), with and without a residual, staged and direct loads.
+// The fused call reads gate and up and writes neither.
+TEST(CudaFusion, GluInGemvPrologueEqualsGluThenGemv) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  std::mt19937 rng(79);
+  struct Case {
+    GgmlType type;
+    int64_t rows, cols;
+  };
+  const std::vector<Case> cases = {
+      {GgmlType::kQ4_0, 4096, 14336},  // the 8B shape's ffn_down
+      {GgmlType::kQ4_K, 640, 2048},    // gemma 3 270M
+      {GgmlType::kQ6_K, 576, 1536},    // SmolLM2-135M
+      {GgmlType::kQ8_0, 300, 256},    {GgmlType::kQ4_1, 129, 768},
+  };
+  for (const Case& c : cases) {
+    for (const GluInputKind kind : {GluInputKind::kSwiGlu, GluInputKind::kGeGluTanh}) {
+      for (const bool residual : {false, true}) {
+        for (const int staged : {-1, 0}) {
+          SCOPED_TRACE(testing::Message()
+                       << type_traits(c.type)->name << " cols=" << c.cols << " kind=" << static_cast<int>(kind)
+                       << " residual=" << residual << " staged=" << staged);
+          const std::vector<float> gate = random_floats(rng, c.cols, 2.0f), up = random_floats(rng, c.cols);
+          const std::vector<float> base = random_floats(rng, c.rows);
+          DeviceBuffer<float> dg(gate), du(up), glu_out(static_cast<size_t>(c.cols));
+          DeviceBuffer<float> y_ref(static_cast<size_t>(c.rows)), y_fused(static_cast<size_t>(c.rows));
+          y_ref.upload(residual ? base : std::vector<float>(base.size(), std::nanf("")));
+          y_fused.upload(residual ? base : std::vector<float>(base.size(), std::nanf("")));
+          const HostMatrix hm = make_matrix(rng, c.type, c.rows, c.cols);
+          DeviceBuffer<uint8_t> dmat(hm.bytes);
+          const DeviceMatrix dm{c.type, dmat.get(), c.rows, c.cols, hm.stride};
+          GemvOptions opt;
+          opt.activations = GemvActivations::kQ8;
+          opt.q8_staged = staged;
+          GemvOutput ref{&dm, y_ref.get(), {}}, fused{&dm, y_fused.get(), {}};
+          if (residual) {
+            ref.epilogue.residual = y_ref.get();
+            fused.epilogue.residual = y_fused.get();
+          }
+          const GemvInputGlu glu{du.get(), kind};
+          ASSERT_TRUE(gemv_glu_fuses(opt, &fused, 1, dg.get(), 1, glu));
+          if (kind == GluInputKind::kSwiGlu) {
+            ASSERT_CUDA_OK(swiglu(dg.get(), du.get(), glu_out.get(), c.cols, nullptr));
+          } else {
+            ASSERT_CUDA_OK(geglu_tanh(dg.get(), du.get(), glu_out.get(), c.cols, nullptr));
+          }
+          ASSERT_CUDA_OK(gemv_fused(opt, &ref, 1, glu_out.get(), 1, nullptr));
+          ASSERT_CUDA_OK(gemv_fused_glu(opt, &fused, 1, dg.get(), glu, nullptr));
+          const std::vector<float> a = y_fused.download(), b = y_ref.download();
+          for (size_t e = 0; e < a.size(); ++e) {
+            ASSERT_TRUE(std::isfinite(a[e])) << "row " << e << " unwritten";
+            ASSERT_EQ(a[e], b[e]) << "row " << e;
+          }
+          EXPECT_EQ(dg.download(), gate);
+          EXPECT_EQ(du.download(), up);
+        }
+      }
+    }
+  }
+}
+
+TEST(CudaFusion, GluInGemvPrologueWhereItApplies) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  DeviceBuffer<uint8_t> w(1 << 20);
+  DeviceBuffer<float> gate(16384), up(16384), y(64);
+  GemvOptions q8;
+  q8.activations = GemvActivations::kQ8;
+  GemvOptions f32;
+  f32.activations = GemvActivations::kF32;
+  const DeviceMatrix ok{GgmlType::kQ4_0, w.get(), 64, 4096, row_bytes(GgmlType::kQ4_0, 4096)};
+  const DeviceMatrix f16{GgmlType::kF16, w.get(), 64, 4096, row_bytes(GgmlType::kF16, 4096)};
+  const GemvOutput o_ok{&ok, y.get(), {}}, o_f16{&f16, y.get(), {}};
+  const GemvInputGlu glu{up.get(), GluInputKind::kSwiGlu};
+  EXPECT_TRUE(gemv_glu_fuses(q8, &o_ok, 1, gate.get(), 1, glu));
+  EXPECT_TRUE(gemv_glu_fuses(q8, &o_ok, 1, gate.get(), 1, GemvInputGlu{up.get(), GluInputKind::kGeGluTanh}));
+  EXPECT_FALSE(gemv_glu_fuses(q8, &o_ok, 1, gate.get(), 2, glu));      // one token only
+  EXPECT_FALSE(gemv_glu_fuses(f32, &o_ok, 1, gate.get(), 1, glu));     // the 8-bit path only
+  EXPECT_FALSE(gemv_glu_fuses(q8, &o_f16, 1, gate.get(), 1, glu));     // a float type
+  EXPECT_FALSE(gemv_glu_fuses(q8, &o_ok, 1, gate.get() + 1, 1, glu));  // gate not aligned
+  EXPECT_FALSE(gemv_glu_fuses(q8, &o_ok, 1, gate.get(), 1, GemvInputGlu{up.get() + 2, GluInputKind::kSwiGlu}));
+  EXPECT_FALSE(gemv_glu_fuses(q8, &o_ok, 1, gate.get(), 1, GemvInputGlu{nullptr, GluInputKind::kSwiGlu}));
+  EXPECT_FALSE(gemv_glu_fuses(q8, &o_ok, 1, gate.get(), 1, GemvInputGlu{up.get(), static_cast<GluInputKind>(7)}));
+  EXPECT_EQ(gemv_fused_glu(q8, &o_f16, 1, gate.get(), glu, nullptr).code, cudaErrorInvalidValue);
 }
 
 // rope(q), rope(k), store_kv against rope_store_kv: q, k and both caches
