@@ -6,9 +6,9 @@
 # its kernel, backend, engine and model tests on the GPU, the attention
 # micro-benchmark, an A/B of switches (AB: space-separated NAME=VALUE
 # settings, each run against the default on the 8B and 135M files, twice,
-# interleaved; default: the v15 GLU fusion and layer timing), every Hearth row
-# of the table and the time to first token of an 8-turn chat with the prefix
-# cache on and off (hearth-bench multiturn); once llama.cpp is built it runs
+# interleaved; default: the v15 GLU fusion on and every step timed), every Hearth row
+# of the table and the per-op profile of a cold 512-token prompt (hearth-cli
+# profile); once llama.cpp is built it runs
 # on the very same files on an idle CPU, then Hearth's batch-1 decode once
 # more (no build beside it).
 # Last: the table with ratios and ceiling fractions (results.txt, table.txt).
@@ -92,7 +92,7 @@ gen() { # KEY FILE ARGS... : hearth-cli generate, decode_tps -> results as KEY
   res "$k" "${v%% *}"
 }
 # The A/B, interleaved: each setting of AB against the default.
-AB=${AB:-HEARTH_CUDA_FUSE_GLU=0 HEARTH_CUDA_LAYER_TIMING=1}
+AB=${AB:-HEARTH_CUDA_FUSE_GLU=1 HEARTH_CUDA_LAYER_TIMING=1}
 for r in 1 2; do
   gen dec_8b_default_$r $M/8b.gguf --prompt "hello world" -n 128
   gen dec_smol_default_$r $M/smol.gguf --prompt "hello world" -n 128
@@ -124,9 +124,6 @@ python3 -c "print('hello world ' * 42 + 'hello wo', end='')" >$W/p512.txt # 512 
 timeout 60 $CLI profile $M/8b.gguf --device cuda --prompt "$(cat $W/p512.txt)" -n 1 >$W/profile512.txt 2>>$W/hb_err.log
 note "hearth-cli profile, 8B Q4_0, a cold 512-token prompt, rc $?:"
 head -40 $W/profile512.txt >>$S
-timeout 120 $HB multiturn $M/8b.gguf --device cuda >$W/multiturn.txt 2>>$W/hb_err.log
-note "hearth multiturn (8B Q4_0, ttft ms with the prefix cache on / off) rc $?:"
-cat $W/multiturn.txt >>$S
 cat $W/gen_err.log $W/hb_err.log >$OUT/hearth_err.log 2>/dev/null # at most 8 files come back
 note "hearth rows done at $(el) s"
 while [ ! -f /tmp/llama.done ] && [ "$(el)" -lt "${LLAMA_WAIT:-265}" ]; do sleep 2; done

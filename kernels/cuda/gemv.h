@@ -102,9 +102,9 @@ Status gemv_fused_norm(const GemvOptions& options, const GemvOutput* outs, int n
 // gemv_fused over glu(gate, up) (glu.h: SwiGLU or GeGLU with the tanh GELU,
 // element by element), computed in the q8 kernel's prologue instead of a
 // launch of its own; every y_i bit-identical to swiglu / geglu_tanh then
-// gemv_fused. The GLU's output is not written: the CUDA backend fuses a
-// one-token step's glu into the product that reads it (ffn_down), where
-// nothing else reads it (HEARTH_CUDA_FUSE_GLU=0: it does not).
+// gemv_fused. The GLU's output is not written. With HEARTH_CUDA_FUSE_GLU=1
+// the CUDA backend fuses a one-token step's glu into the product that reads
+// it (ffn_down); off by default: it did not pay (docs/perf-notes.md v15).
 enum class GluInputKind { kSwiGlu = 0, kGeGluTanh = 1 };
 struct GemvInputGlu {
   const float* up = nullptr;  // [cols], 16-byte aligned

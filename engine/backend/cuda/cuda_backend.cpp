@@ -54,8 +54,17 @@ bool fuse_rope_kv_on() {
   return on;
 }
 
+// The GLU in the down GEMV's prologue is off unless HEARTH_CUDA_FUSE_GLU=1:
+// it did not pay (docs/perf-notes.md v15: every block computes the whole row
+// before its products; 8B decode -3%, the 135M shape -2% to +2% across two
+// calls). Where it is on, rows up to this wide.
+constexpr std::int64_t kFuseGluMaxWidth = 4096;
+
 bool fuse_glu_on() {
-  static const bool on = env_on("HEARTH_CUDA_FUSE_GLU");
+  static const bool on = [] {
+    const char* v = std::getenv("HEARTH_CUDA_FUSE_GLU");
+    return v != nullptr && std::strcmp(v, "1") == 0;
+  }();
   return on;
 }
 
@@ -595,7 +604,7 @@ void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out,
 void CudaBackend::do_glu(backend::GluKind kind, Activation gate, Activation up) {
   if (skip_op(9, gate.data, up.data)) return;
   const PendingGlu g{true, kind, gate, up};
-  if (fuse_glu_on() && n_tokens_ == 1 && !instrumented() && gate.width == up.width) {
+  if (fuse_glu_on() && n_tokens_ == 1 && !instrumented() && gate.width == up.width && gate.width <= kFuseGluMaxWidth) {
     pending_glu_ = g;  // for the product after it
     return;
   }

@@ -169,10 +169,11 @@ class CudaBackend final : public backend::Ops {
   // prologue), rope for the store_kv after it (one rope + store launch), glu
   // for the linear / linear_residual that reads its output (ffn_down: the GLU
   // runs in that GEMV's prologue, and its output buffer keeps the gate's
-  // values: the models read it nowhere else). Any other op, a layer mark or
-  // the step's end launches what waits first, so the results are those of
-  // the unfused ops (bit-identical kernels). HEARTH_CUDA_FUSE_NORM=0 /
-  // HEARTH_CUDA_FUSE_ROPE_KV=0 / HEARTH_CUDA_FUSE_GLU=0 turn them off (A/B).
+  // values: the models read it nowhere else; rows up to 4,096 wide). Any
+  // other op, a layer mark or the step's end launches what waits first, so
+  // the results are those of the unfused ops (bit-identical kernels). HEARTH_CUDA_FUSE_NORM=0 /
+  // HEARTH_CUDA_FUSE_ROPE_KV=0 turn them off (A/B); the glu fusion is off
+  // unless HEARTH_CUDA_FUSE_GLU=1 (it did not pay).
   struct PendingNorm {
     bool set = false;
     backend::Activation x, out;

@@ -143,10 +143,10 @@ TEST(CudaFusion, GluInGemvPrologueEqualsGluThenGemv) {
     int64_t rows, cols;
   };
   const std::vector<Case> cases = {
-      {GgmlType::kQ4_0, 4096, 14336},  // the 8B shape's ffn_down
-      {GgmlType::kQ4_K, 640, 2048},    // gemma 3 270M
-      {GgmlType::kQ6_K, 576, 1536},    // SmolLM2-135M
-      {GgmlType::kQ8_0, 300, 256},    {GgmlType::kQ4_1, 129, 768},
+      {GgmlType::kQ4_0, 4096, 14336},                                // the 8B shape's ffn_down
+      {GgmlType::kQ4_K, 640, 2048},                                  // gemma 3 270M
+      {GgmlType::kQ6_K, 576, 2048},                                  // Q6_K rows of 2048: whole 16-byte words
+      {GgmlType::kQ8_0, 300, 256},    {GgmlType::kQ4_1, 576, 1536},  // the last: SmolLM2-135M
   };
   for (const Case& c : cases) {
     for (const GluInputKind kind : {GluInputKind::kSwiGlu, GluInputKind::kGeGluTanh}) {
