@@ -80,9 +80,10 @@ void print(const std::vector<TurnResult>& turns, bool json) {
   }
 }
 
-void run(const ModelArgs& args) {
+void run(const ModelArgs& args, std::int32_t context) {
+  if (context < 256) fail("--ctx must be at least 256");
   models::RunConfig config = args.run_config();
-  config.context_length = 4096;
+  config.context_length = context;
   config.max_sequences = 1;
   config.prefix_cache = true;
   auto on = open_engine(args, config);
@@ -109,8 +110,13 @@ void run(const ModelArgs& args) {
 void add_multiturn_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("multiturn", "TTFT per turn of an 8-turn chat, prefix cache on and off");
   auto args = std::make_shared<ModelArgs>();
+  auto context = std::make_shared<std::int32_t>(4096);
   add_model_args(*cmd, *args);
-  cmd->callback([args] { run(*args); });
+  cmd->add_option("--ctx", *context,
+                  "Context length of both engines (the chat grows past 1,500 tokens of a subword tokenizer; a "
+                  "byte-level one, as in hearth-cli synth files, needs ~6,000)")
+      ->capture_default_str();
+  cmd->callback([args, context] { run(*args, *context); });
 }
 
 }  // namespace hearth::bench
