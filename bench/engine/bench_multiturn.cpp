@@ -113,8 +113,8 @@ void add_multiturn_command(CLI::App& app) {
   auto context = std::make_shared<std::int32_t>(4096);
   add_model_args(*cmd, *args);
   cmd->add_option("--ctx", *context,
-                  "Context length of both engines (the chat grows past 1,500 tokens of a subword tokenizer; a "
-                  "byte-level one, as in hearth-cli synth files, needs ~6,000)")
+                  "Context length of both engines (the chat grows past 1,500 tokens of a subword tokenizer; the "
+                  "byte-level one of hearth-cli synth files makes it ~8,300: use 16384)")
       ->capture_default_str();
   cmd->callback([args, context] { run(*args, *context); });
 }

@@ -295,7 +295,7 @@ void CudaBackend::copy_argmax(cudaStream_t stream) {
 
 bool CudaBackend::skip_op(std::uint64_t tag, const void* a, const void* b) {
   // What waits for a fused neighbour goes first unless this op is that neighbour.
-  if (pending_norm_.set || pending_rope_.set || pending_glu_.set) {
+  if (any_pending()) {
     flush_pending(tag == kTagLinearMany, (tag & 0xffu) == kTagStoreKv, tag == kTagLinear || tag == kTagLinearResidual);
   }
   if (graph_mode_ != StepGraphs::Mode::kEager) {
@@ -339,7 +339,7 @@ void CudaBackend::launch_rope(const PendingRope& r) {
 }
 
 void CudaBackend::mark_layer(std::uint32_t boundary) {
-  if (pending_norm_.set || pending_rope_.set || pending_glu_.set) flush_pending();
+  if (any_pending()) flush_pending();
   // A replayed graph records its own events.
   if (!timed_ || failed() || graph_mode_ == StepGraphs::Mode::kReplay) return;
   const bool capturing = graph_mode_ == StepGraphs::Mode::kCapture;

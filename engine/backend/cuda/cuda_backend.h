@@ -171,9 +171,9 @@ class CudaBackend final : public backend::Ops {
   // runs in that GEMV's prologue, and its output buffer keeps the gate's
   // values: the models read it nowhere else; rows up to 4,096 wide). Any
   // other op, a layer mark or the step's end launches what waits first, so
-  // the results are those of the unfused ops (bit-identical kernels). HEARTH_CUDA_FUSE_NORM=0 /
-  // HEARTH_CUDA_FUSE_ROPE_KV=0 turn them off (A/B); the glu fusion is off
-  // unless HEARTH_CUDA_FUSE_GLU=1 (it did not pay).
+  // the results are those of the unfused ops (bit-identical kernels).
+  // HEARTH_CUDA_FUSE_NORM=0 / HEARTH_CUDA_FUSE_ROPE_KV=0 turn them off (A/B);
+  // the glu fusion is off unless HEARTH_CUDA_FUSE_GLU=1 (it did not pay).
   struct PendingNorm {
     bool set = false;
     backend::Activation x, out;
@@ -193,6 +193,7 @@ class CudaBackend final : public backend::Ops {
   };
   // Launches the waiting norm, rope and glu, except those kept.
   void flush_pending(bool keep_norm = false, bool keep_rope = false, bool keep_glu = false);
+  bool any_pending() const { return pending_norm_.set || pending_rope_.set || pending_glu_.set; }
   void launch_rope(const PendingRope& r);
   void launch_glu(const PendingGlu& g);
   // The waiting glu fused into y = W x (+ bias) (residual += W x with
