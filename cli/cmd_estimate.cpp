@@ -64,7 +64,7 @@ std::vector<std::string> explain(const ModelHyperParams& hp, const models::RunCo
                   " blocks of " + std::to_string(config.kv_block_size) + " tokens, " +
                   (config.kv_budget_bytes > 0 ? std::string("as the KV budget allows")
                                               : std::string("room for two full contexts (the default)")));
-  lines.push_back("batch: " + std::to_string(config.max_batch_tokens) + " tokens and " +
+  lines.push_back("batch: " + std::to_string(models::for_device(config, dp.device).max_batch_tokens) + " tokens and " +
                   std::to_string(config.max_sequences) + " sequences per step; the workspace is sized for a full step");
   return lines;
 }

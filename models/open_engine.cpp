@@ -79,7 +79,7 @@ Result<std::unique_ptr<Engine>> load_and_create(const std::filesystem::path& pat
   HEARTH_ASSIGN_OR_RETURN(ModelBundle bundle, load_model(path, load_options(config, d.device)));
   bundle.run.device_name = d.name;
   bundle.run.device_reason = d.reason;
-  return Engine::create(std::move(bundle), engine_options(config));
+  return Engine::create(std::move(bundle), engine_options(config, d.device));
 }
 
 }  // namespace

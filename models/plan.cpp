@@ -33,8 +33,9 @@ std::size_t workspace_bytes(const ModelHyperParams& hp, std::int32_t tokens, std
 
 }  // namespace
 
-Result<RunPlan> plan(const gguf::GgufFile& file, const RunConfig& config, std::string_view device) {
-  HEARTH_TRY(validate(config));
+Result<RunPlan> plan(const gguf::GgufFile& file, const RunConfig& base, std::string_view device) {
+  HEARTH_TRY(validate(base));
+  const RunConfig config = for_device(base, device);
   const bool cuda = device != "cpu";
   const KvPrecision kv = config.kv_precision;
   HEARTH_ASSIGN_OR_RETURN(const ModelHyperParams hp, read_hparams(file));
@@ -51,7 +52,7 @@ Result<RunPlan> plan(const gguf::GgufFile& file, const RunConfig& config, std::s
   }
   p.kv_block_bytes = kv_block_bytes(hp, config.kv_block_size, kv);
   HEARTH_ASSIGN_OR_RETURN(const EngineSizing sizing,
-                          engine_sizing(hp.n_ctx_train, p.kv_block_bytes, engine_options(config)));
+                          engine_sizing(hp.n_ctx_train, p.kv_block_bytes, engine_options(config, device)));
   p.context_length = sizing.context_length;
   p.kv_blocks = sizing.kv_blocks;
   p.kv_bytes = static_cast<std::size_t>(p.kv_blocks) * p.kv_block_bytes;

@@ -59,7 +59,7 @@ Result<std::optional<Fit>> best_fit(const gguf::GgufFile& file, const ModelHyper
   const KvPrecision compact = d.cuda ? KvPrecision::kFp8E4M3 : KvPrecision::kQ8_0;
   c.device = d.id;
   c.max_sequences = d.cuda ? 16 : 4;
-  c.max_batch_tokens = d.cuda ? 512 : 256;
+  c.max_batch_tokens = default_batch_tokens(d.cuda ? "cuda" : "cpu");
   for (std::int32_t ctx = cap == trained ? cap : floor_pow2(cap); ctx >= floor_ctx;
        ctx = ctx == floor_ctx ? 0 : std::max(floor_ctx, ctx / 2)) {
     for (const KvPrecision kv : {KvPrecision::kF16, compact}) {
@@ -124,7 +124,7 @@ Result<Recommendation> recommend(const gguf::GgufFile& file, const MachineView& 
     c.context_length = std::min(kMinContext, trained_context(hp));
     c.kv_precision = KvPrecision::kQ8_0;
     c.max_sequences = 4;
-    c.max_batch_tokens = 256;
+    c.max_batch_tokens = default_batch_tokens("cpu");
     HEARTH_ASSIGN_OR_RETURN(RunPlan p, plan(file, c, "cpu"));
     r.reasons.push_back("does not fit this machine: even " + std::to_string(c.context_length) +
                         " tokens of q8_0 cache on the CPU need " + bytes_text(p.total_bytes()) + ", " +

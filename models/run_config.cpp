@@ -10,7 +10,9 @@ Result<void> validate(const RunConfig& c) {
     return make_error(ErrorCode::kInvalidArgument, "context_length must be 0 (the default) or at least 2");
   }
   if (c.threads < 0) return make_error(ErrorCode::kInvalidArgument, "threads must be 0 (every core) or more");
-  if (c.max_batch_tokens < 1) return make_error(ErrorCode::kInvalidArgument, "max_batch_tokens must be >= 1");
+  if (c.max_batch_tokens < 0) {
+    return make_error(ErrorCode::kInvalidArgument, "max_batch_tokens must be 0 (the device's default) or more");
+  }
   if (c.max_sequences < 1) return make_error(ErrorCode::kInvalidArgument, "max_sequences must be >= 1");
   if (c.kv_block_size < 1) return make_error(ErrorCode::kInvalidArgument, "kv_block_size must be >= 1");
   if (!c.quant.empty()) HEARTH_TRY(parse_weight_quant(c.quant));
@@ -38,7 +40,17 @@ LoadOptions load_options(const RunConfig& c, std::string_view device) {
   return o;
 }
 
-EngineOptions engine_options(const RunConfig& c) {
+std::int32_t default_batch_tokens(std::string_view device) {
+  return device == "cpu" ? 256 : 512;
+}
+
+RunConfig for_device(RunConfig c, std::string_view device) {
+  if (c.max_batch_tokens == 0) c.max_batch_tokens = default_batch_tokens(device);
+  return c;
+}
+
+EngineOptions engine_options(const RunConfig& config, std::string_view device) {
+  const RunConfig c = for_device(config, device);
   EngineOptions o;
   o.context_length = c.context_length;
   o.kv_block_size = c.kv_block_size;

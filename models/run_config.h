@@ -32,7 +32,8 @@ struct RunConfig {
   std::size_t kv_budget_bytes = 0;      // the KV pool; 0: room for two full contexts
   int threads = 0;                      // CPU forward-pass threads; 0: every core
   bool refine_activations = true;       // CPU: LoadOptions::refine_activations
-  std::int32_t max_batch_tokens = 256;  // tokens per engine step (prefill chunks + decodes)
+  std::int32_t max_batch_tokens = 0;    // tokens per engine step (prefill chunks + decodes); 0: default_batch_tokens
+                                        // of the device
   std::int32_t max_sequences = 16;      // sequences per engine step
   std::int32_t kv_block_size = 16;      // tokens per KV block
   bool prefix_cache = true;
@@ -49,12 +50,20 @@ struct EngineFlags {
   std::size_t vram_budget_mib = 0;  // CUDA: GPU memory the model may hold, MiB; 0: all that is free
   bool q8_activations = false;      // CPU: plain 8-bit activation blocks (no outlier refinement)
 };
+// Tokens per engine step where a RunConfig leaves max_batch_tokens at 0: 512
+// on a GPU (a prompt's products and attention in half as many steps, each
+// weight matrix read and dequantized half as often: docs/perf-notes.md v16),
+// 256 on the CPU. `device`: a concrete device ("cpu", "cuda:N").
+std::int32_t default_batch_tokens(std::string_view device);
+// `config` with what it leaves to the device filled in (max_batch_tokens).
+RunConfig for_device(RunConfig config, std::string_view device);
+
 // `base` with `flags` folded in; kInvalidArgument for a KV precision name it does not know.
 Result<RunConfig> apply_flags(RunConfig base, const EngineFlags& flags);
 // The loader's and the engine's halves of a configuration. `device` is the
 // concrete device open_engine() chose ("auto" resolved).
 LoadOptions load_options(const RunConfig& config, std::string_view device);
-EngineOptions engine_options(const RunConfig& config);
+EngineOptions engine_options(const RunConfig& config, std::string_view device);
 
 // Room the CUDA runtime, cuBLAS and fragmentation take beyond what plan()
 // counts, so neither "auto" nor the recommendation picks a GPU a model only just fits.

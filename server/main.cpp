@@ -33,7 +33,8 @@ void add_engine_options(CLI::App& app, Options& o) {
   models::add_run_config_options(app, o.config, o.flags);
   app.add_option("--max-sequences", o.config.max_sequences, "Sequences per engine step (the batch)")
       ->capture_default_str();
-  app.add_option("--max-batch-tokens", o.config.max_batch_tokens, "Tokens per engine step (prefill chunks + decodes)")
+  app.add_option("--max-batch-tokens", o.config.max_batch_tokens,
+                 "Tokens per engine step (prefill chunks + decodes); 0: 512 on a GPU, 256 on the CPU")
       ->capture_default_str();
   app.add_option("--kv-budget-mib", o.kv_budget_mib,
                  "KV cache pool in MiB, fractions allowed (0: room for two full contexts); a request that cannot "

@@ -73,7 +73,8 @@ void add_prefill_command(CLI::App& app) {
   add_model_args(*cmd, o->model);
   cmd->add_option("--tokens", o->tokens, "Prompt tokens")->capture_default_str();
   cmd->add_option("--reps", o->reps, "Measured requests")->capture_default_str();
-  cmd->add_option("--max-batch-tokens", o->max_batch_tokens, "Tokens per engine step (prefill chunk); 0: the default");
+  cmd->add_option("--max-batch-tokens", o->max_batch_tokens,
+                  "Tokens per engine step (prefill chunk); 0: the device's default (512 on a GPU, 256 on the CPU)");
   cmd->callback([o] { run(*o); });
 }
 

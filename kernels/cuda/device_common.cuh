@@ -86,6 +86,21 @@ __device__ __forceinline__ void pdl_wait() {
 #endif
 }
 
+// Host side: the compute capability's major number of the current device at
+// the first call (0 when it cannot be read). The process uses one device.
+inline int device_cc_major() {
+  static const int major = [] {
+    int dev = 0, m = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&m, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+      static_cast<void>(cudaGetLastError());
+      return 0;
+    }
+    return m;
+  }();
+  return major;
+}
+
 // Host side: whether kernels that wait with pdl_wait are launched with the
 // programmatic-serialization attribute (their weight loads overlap the end of
 // the kernel before). Hopper and later; off with HEARTH_CUDA_PDL=0 (A/B
@@ -94,13 +109,7 @@ inline bool pdl_on() {
   static const bool on = [] {
     const char* v = std::getenv("HEARTH_CUDA_PDL");
     if (v != nullptr && std::strcmp(v, "0") == 0) return false;
-    int dev = 0, major = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-      static_cast<void>(cudaGetLastError());
-      return false;
-    }
-    return major >= 9;
+    return device_cc_major() >= 9;
   }();
   return on;
 }

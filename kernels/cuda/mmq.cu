@@ -397,16 +397,7 @@ int sm_count() {
 }
 
 bool device_has_int8_mma() {
-  static const bool ok = [] {
-    int dev = 0, major = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-      static_cast<void>(cudaGetLastError());
-      return false;
-    }
-    return major >= 8;
-  }();
-  return ok;
+  return device_cc_major() >= 8;
 }
 
 int token_tile(int64_t n) {

@@ -1,4 +1,5 @@
 #include "kernels/cuda/device_common.cuh"
+#include "kernels/cuda/kv_row.cuh"
 #include "kernels/cuda/paged_attention.h"
 
 #include <algorithm>
@@ -17,6 +18,7 @@ struct AttnArgs {
   const int32_t* positions;
   const int32_t* token_seq;
   const int32_t* block_tables;
+  const int32_t* token_index;  // null: the call's row i is token i
   int max_blocks_per_seq;
   const void* k;
   const void* v;
@@ -27,9 +29,14 @@ struct AttnArgs {
   float v_scale;
   int window, split_len, n_splits;
   float* out;       // final output (n_splits == 1)
-  float* part_acc;  // [n_tokens][n_heads][n_splits][head_dim]
-  float* part_ml;   // [n_tokens][n_heads][n_splits][2]: max, sum
+  float* part_acc;  // [n_rows][n_heads][n_splits][head_dim] (row: the call's, not the token's)
+  float* part_ml;   // [n_rows][n_heads][n_splits][2]: max, sum
 };
+
+// The token of the call's row i.
+__device__ __forceinline__ int token_of(const int32_t* token_index, int i) {
+  return token_index != nullptr ? token_index[i] : i;
+}
 
 // e (< kMaxElems) elements of a K/V row starting at element `off` (a multiple of n).
 template <KvPrecision kDtype>
@@ -158,7 +165,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) attn_split_kernel(AttnArgs a) {
   __shared__ float s_acc[kWarps][kMaxGroup][kMaxAttnHeadDim];
   pdl_launch_dependents();  // the output GEMV may load its weights meanwhile
   pdl_wait();               // q and the new K/V come from the kernel before (launched with PDL: pdl_small_on)
-  const int t = blockIdx.x, chunk = blockIdx.z;
+  const int row = blockIdx.x, t = token_of(a.token_index, row), chunk = blockIdx.z;
   const int g = blockIdx.y / a.subgroups;
   const int h0 = g * a.group + (blockIdx.y % a.subgroups) * kMaxGroup;
   const int gs = min(kMaxGroup, g * a.group + a.group - h0);
@@ -212,7 +219,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) attn_split_kernel(AttnArgs a) {
     if (a.n_splits == 1) {
       a.out[th * a.head_dim + d] = l > 0.0f ? acc * a.v_scale / l : 0.0f;
     } else {
-      const int64_t ts = th * a.n_splits + chunk;
+      const int64_t ts = (static_cast<int64_t>(row) * a.n_heads + h0 + i) * a.n_splits + chunk;
       a.part_acc[ts * a.head_dim + d] = acc * a.v_scale;
       if (d == 0) a.part_ml[2 * ts] = m, a.part_ml[2 * ts + 1] = l;
     }
@@ -221,10 +228,12 @@ __global__ void __launch_bounds__(kWarps* kWarp) attn_split_kernel(AttnArgs a) {
 
 // grid: token * n_heads; block: head_dim threads. out = sum_c acc_c e^(m_c - M) / sum_c l_c e^(m_c - M).
 __global__ void attn_combine_kernel(const float* __restrict__ part_acc, const float* __restrict__ part_ml, int n_splits,
-                                    int head_dim, float* __restrict__ out) {
+                                    int head_dim, int n_heads, const int32_t* token_index, float* __restrict__ out) {
   pdl_launch_dependents();
-  pdl_wait();  // the chunks' partials come from attn_split_kernel
-  const int64_t th = blockIdx.x;
+  pdl_wait();                     // the chunks' partials come from attn_split_kernel
+  const int64_t th = blockIdx.x;  // the call's row * n_heads + head
+  const int64_t out_th =
+      static_cast<int64_t>(token_of(token_index, static_cast<int>(th / n_heads))) * n_heads + th % n_heads;
   const float* ml = part_ml + 2 * th * n_splits;
   float m = -INFINITY;
   for (int c = 0; c < n_splits; ++c) {
@@ -238,7 +247,7 @@ __global__ void attn_combine_kernel(const float* __restrict__ part_acc, const fl
       acc += part_acc[(th * n_splits + c) * head_dim + threadIdx.x] * w;
     }
   }
-  out[th * head_dim + threadIdx.x] = l > 0.0f ? acc / l : 0.0f;
+  out[out_th * head_dim + threadIdx.x] = l > 0.0f ? acc / l : 0.0f;
 }
 
 // ---- The wide path (v13, the default): 16-byte K/V loads, many rows in flight ----
@@ -249,78 +258,10 @@ __global__ void attn_combine_kernel(const float* __restrict__ part_acc, const fl
 // and V rows of kWideRows positions before it uses the first, and keeps its own
 // online-softmax state (one correction per kWideRows positions, not per
 // position). head_dim = 8 * kLanes: 32, 64, 128 or 256 (others take the v12 path).
-constexpr int kWideElems = 8;
 constexpr int kWideRows = 4;
 constexpr int kWideWarps = 4;
 constexpr int kWideThreads = kWideWarps * kWarp;
 constexpr int kWideMinBlocks = 4;  // resident blocks per SM that the register budget allows
-
-template <KvPrecision kDtype>
-struct WideRaw;  // one lane's kWideElems raw elements
-template <>
-struct WideRaw<KvPrecision::kF16> {
-  uint4 w;
-};
-template <>
-struct WideRaw<KvPrecision::kFp8E4M3> {
-  uint2 w;
-};
-template <>
-struct WideRaw<KvPrecision::kQ8_0> {  // 8 codes of one group of 32 and the group's f16 scale
-  uint2 w;
-  uint16_t d;
-};
-
-// off: a multiple of kWideElems, so a lane's 8 elements share one q8_0 group.
-template <KvPrecision kDtype>
-__device__ __forceinline__ WideRaw<kDtype> wide_load(const void* base, const void* dbase, int64_t off) {
-  if constexpr (kDtype == KvPrecision::kF16) {
-    return {__ldg(reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(base) + off))};
-  } else if constexpr (kDtype == KvPrecision::kQ8_0) {
-    return {__ldg(reinterpret_cast<const uint2*>(static_cast<const uint8_t*>(base) + off)),
-            __ldg(static_cast<const uint16_t*>(dbase) + off / 32)};
-  } else {
-    return {__ldg(reinterpret_cast<const uint2*>(static_cast<const uint8_t*>(base) + off))};
-  }
-}
-
-template <KvPrecision kDtype>
-__device__ __forceinline__ WideRaw<kDtype> wide_zero() {
-  if constexpr (kDtype == KvPrecision::kF16) {
-    return {make_uint4(0, 0, 0, 0)};
-  } else if constexpr (kDtype == KvPrecision::kQ8_0) {
-    return {make_uint2(0, 0), 0};
-  } else {
-    return {make_uint2(0, 0)};
-  }
-}
-
-template <KvPrecision kDtype>
-__device__ __forceinline__ void wide_decode(const WideRaw<kDtype>& r, float (&out)[kWideElems]) {
-  if constexpr (kDtype == KvPrecision::kQ8_0) {
-    const float d = half_bits_to_float(r.d);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      out[i] = static_cast<float>(static_cast<int8_t>(byte_of(r.w.x, i))) * d;
-      out[4 + i] = static_cast<float>(static_cast<int8_t>(byte_of(r.w.y, i))) * d;
-    }
-  } else if constexpr (kDtype == KvPrecision::kF16) {
-    const uint32_t words[4] = {r.w.x, r.w.y, r.w.z, r.w.w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float2 f = __half22float2(__halves2half2(__ushort_as_half(static_cast<uint16_t>(words[i] & 0xffffu)),
-                                                     __ushort_as_half(static_cast<uint16_t>(words[i] >> 16))));
-      out[2 * i] = f.x;
-      out[2 * i + 1] = f.y;
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      out[i] = fp8_e4m3_to_float(static_cast<uint8_t>(byte_of(r.w.x, i)));
-      out[4 + i] = fp8_e4m3_to_float(static_cast<uint8_t>(byte_of(r.w.y, i)));
-    }
-  }
-}
 
 // Sum over the kLanes lanes of one worker (an aligned group of lanes).
 template <int kLanes>
@@ -342,7 +283,7 @@ __global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_wide_kernel
   __shared__ __align__(16) float s_acc[kWorkers][kMaxGroup][kD];
   pdl_launch_dependents();
   pdl_wait();
-  const int t = blockIdx.x, chunk = blockIdx.z;
+  const int row = blockIdx.x, t = token_of(a.token_index, row), chunk = blockIdx.z;
   const int g = blockIdx.y / a.subgroups;
   const int h0 = g * a.group + (blockIdx.y % a.subgroups) * kMaxGroup;
   const int gs = min(kMaxGroup, g * a.group + a.group - h0);
@@ -473,7 +414,7 @@ __global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_wide_kernel
     if (a.n_splits == 1) {
       a.out[th * kD + d] = ll > 0.0f ? aa * a.v_scale / ll : 0.0f;
     } else {
-      const int64_t ts = th * a.n_splits + chunk;
+      const int64_t ts = (static_cast<int64_t>(row) * a.n_heads + h0 + i) * a.n_splits + chunk;
       a.part_acc[ts * kD + d] = aa * a.v_scale;
       if (d == 0) a.part_ml[2 * ts] = mm, a.part_ml[2 * ts + 1] = ll;
     }
@@ -487,13 +428,15 @@ constexpr int kCombineThreads = 1024;
 
 __global__ void __launch_bounds__(kCombineThreads)
     attn_combine_wide_kernel(const float* __restrict__ part_acc, const float* __restrict__ part_ml, int n_splits,
-                             int head_dim, float* __restrict__ out) {
+                             int head_dim, int n_heads, const int32_t* token_index, float* __restrict__ out) {
   __shared__ float s_red[kCombineThreads];
   __shared__ float s_l[kCombineThreads / kWarp];
   __shared__ float s_m[kWarp];
   pdl_launch_dependents();
   pdl_wait();
-  const int64_t th = blockIdx.x;
+  const int64_t th = blockIdx.x;  // the call's row * n_heads + head
+  const int64_t out_th =
+      static_cast<int64_t>(token_of(token_index, static_cast<int>(th / n_heads))) * n_heads + th % n_heads;
   const int slices = static_cast<int>(blockDim.x) / head_dim;
   const int d = static_cast<int>(threadIdx.x) % head_dim, sl = static_cast<int>(threadIdx.x) / head_dim;
   const int lane = static_cast<int>(threadIdx.x) % kWarp, warp = static_cast<int>(threadIdx.x) / kWarp;
@@ -527,7 +470,7 @@ __global__ void __launch_bounds__(kCombineThreads)
   if (sl == 0) {
     float ls = 0.0f, as = 0.0f;
     for (int k = 0; k < slices; ++k) ls += s_l[k], as += s_red[k * head_dim + d];
-    out[th * head_dim + d] = ls > 0.0f ? as / ls : 0.0f;
+    out[out_th * head_dim + d] = ls > 0.0f ? as / ls : 0.0f;
   }
 }
 
@@ -634,6 +577,7 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   const int group = params.n_heads / kv.n_kv_heads;
   AttnArgs a{};
   a.q = batch.q, a.positions = batch.positions, a.token_seq = batch.token_seq, a.block_tables = batch.block_tables;
+  a.token_index = batch.token_index;
   a.max_blocks_per_seq = batch.max_blocks_per_seq;
   a.k = kv.k, a.v = kv.v, a.k_d = kv.k_d, a.v_d = kv.v_d, a.block_size = kv.block_size, a.n_kv_heads = kv.n_kv_heads,
   a.head_dim = kv.head_dim;
@@ -685,10 +629,11 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   if (wide) {
     const int slices = std::max(1, std::min(n_splits, kCombineThreads / kv.head_dim));
     HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), attn_combine_wide_kernel, dim3(n_th), slices * kv.head_dim, 0,
-                                      stream, pacc, pml, n_splits, kv.head_dim, out));
+                                      stream, pacc, pml, n_splits, kv.head_dim, params.n_heads, batch.token_index,
+                                      out));
   } else {
     HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), attn_combine_kernel, dim3(n_th), kv.head_dim, 0, stream, pacc,
-                                      pml, n_splits, kv.head_dim, out));
+                                      pml, n_splits, kv.head_dim, params.n_heads, batch.token_index, out));
   }
   return check_launch("attn_combine_kernel");
 }

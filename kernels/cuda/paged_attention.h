@@ -30,6 +30,10 @@ struct AttentionBatch {
   int max_blocks_per_seq = 0;
   int n_tokens = 0;
   int max_context = 0;  // host-known bound: every positions[t] < max_context
+  // [n_tokens] rows of q / positions / token_seq / out that the call covers;
+  // null: rows 0..n_tokens-1. The other rows' out is not written (the prompt
+  // tiles of the same step take them: attention_prefill.h).
+  const int32_t* token_index = nullptr;
 };
 
 // Which kernels run: kAuto is kWide unless HEARTH_CUDA_ATTN_WIDE=0 (A/B

@@ -254,8 +254,14 @@ TEST(RunConfig, ValidateNamesTheBadField) {
   EXPECT_NE(validate(c).error().message.find("max_sequences"), std::string::npos);
   c = {};
   EXPECT_TRUE(validate(c).ok());
-  const EngineOptions e = engine_options(c);
-  EXPECT_EQ(e.max_batch_tokens, c.max_batch_tokens);
+  // Tokens per step: the device's default unless set.
+  EXPECT_EQ(engine_options(c, "cpu").max_batch_tokens, 256);
+  EXPECT_EQ(engine_options(c, "cuda:0").max_batch_tokens, 512);
+  c.max_batch_tokens = 100;
+  EXPECT_EQ(engine_options(c, "cuda:0").max_batch_tokens, 100);
+  c.max_batch_tokens = -1;
+  EXPECT_NE(validate(c).error().message.find("max_batch_tokens"), std::string::npos);
+  c = {};
   const LoadOptions l = load_options(c, "cpu");
   EXPECT_EQ(l.device, "cpu");
   EXPECT_EQ(l.kv_precision, KvPrecision::kF16);

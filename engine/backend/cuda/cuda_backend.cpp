@@ -8,6 +8,7 @@
 
 #include "engine/core/log.h"
 #include "kernels/cuda/argmax.h"
+#include "kernels/cuda/attention_prefill.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/embedding.h"
 #include "kernels/cuda/gemm.h"
@@ -116,6 +117,31 @@ CudaBackend::StepSizes CudaBackend::stage_inputs(std::span<const SequenceStep> s
   sz.max_blocks = static_cast<int>(max_blocks);
   const auto n = static_cast<std::size_t>(sz.n_tokens);
   sz.n_ints = 4 * n + steps.size() * max_blocks;
+  const int tile_tokens = prefill_tile_tokens_;
+  std::vector<kc::PrefillTile>& tiles = prefill_tiles_;
+  tiles.clear();
+  split_rows_.clear();
+  std::int32_t row = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const SequenceStep& s = steps[i];
+    const auto count = static_cast<std::int32_t>(s.tokens.size());
+    if (tile_tokens > 0 && count >= std::max(tile_tokens, kPrefillMinTokens)) {
+      for (std::int32_t j = 0; j < count; j += tile_tokens) {
+        tiles.push_back(
+            kc::PrefillTile{row + j, std::min(tile_tokens, count - j), static_cast<std::int32_t>(i), s.start_pos + j});
+      }
+    } else {
+      for (std::int32_t j = 0; j < count; ++j) split_rows_.push_back(row + j);
+    }
+    row += count;
+  }
+  sz.n_tiles = static_cast<int>(tiles.size());
+  sz.n_split_rows = static_cast<int>(split_rows_.size());
+  if (sz.n_tiles > 0) {
+    sz.tiles_at = sz.n_ints;
+    sz.split_rows_at = sz.tiles_at + 4 * tiles.size();
+    sz.n_ints = sz.split_rows_at + split_rows_.size();
+  }
   sz.argmax = device_argmax_on() && sz.n_logit_rows > 0 &&
               std::all_of(steps.begin(), steps.end(),
                           [](const SequenceStep& s) { return !s.want_logits || (s.greedy && !s.all_logits); });
@@ -141,6 +167,10 @@ CudaBackend::StepSizes CudaBackend::stage_inputs(std::span<const SequenceStep> s
       token_seq[t] = static_cast<std::int32_t>(i);
     }
   }
+  if (sz.n_tiles > 0) {
+    std::memcpy(ids + sz.tiles_at, tiles.data(), tiles.size() * sizeof(kc::PrefillTile));
+    std::copy(split_rows_.begin(), split_rows_.end(), ids + sz.split_rows_at);
+  }
   return sz;
 }
 
@@ -159,8 +189,8 @@ Result<void> CudaBackend::do_begin_step(std::span<const SequenceStep> steps) {
   greedy_ready_ = false;
   StepSizes sz = stage_inputs(steps);
   greedy_host_.assign(sz.argmax ? static_cast<std::size_t>(sz.n_logit_rows) : 0, 0);
-  sz.split_len = kc::choose_split_len(static_cast<int>(sz.n_tokens), shape_.n_head, shape_.n_head_kv, sz.max_context,
-                                      ctx_->sm_count());
+  sz.split_len =
+      kc::choose_split_len(sz.n_split_rows, shape_.n_head, shape_.n_head_kv, sz.max_context, ctx_->sm_count());
   sz.gemm_bytes = gemm_workspace_bytes(sz.n_tokens, sz.n_logit_rows);
   if (kc::default_gemv_activations() == kc::GemvActivations::kQ8) {
     const std::int64_t rows = std::max(sz.n_tokens, sz.n_logit_rows);
@@ -178,8 +208,8 @@ Result<void> CudaBackend::do_begin_step(std::span<const SequenceStep> steps) {
       sz.xq_bytes = std::max(sz.xq_bytes, kc::mmq_act_bytes(rows, cols) + scratch);
     }
   }
-  sz.attn_bytes = kc::paged_attention_workspace_bytes(static_cast<int>(sz.n_tokens), shape_.n_head, shape_.head_dim,
-                                                      sz.max_context, sz.split_len);
+  sz.attn_bytes = kc::paged_attention_workspace_bytes(sz.n_split_rows, shape_.n_head, shape_.head_dim, sz.max_context,
+                                                      sz.split_len);
   HEARTH_TRY(reserve(sz));
   sz_ = sz;
   n_tokens_ = sz.n_tokens;
@@ -583,19 +613,33 @@ void CudaBackend::do_store_kv(std::int32_t layer, Activation k, Activation v) {
 void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out, float scale, std::int32_t window) {
   if (skip_op(8 + (static_cast<std::uint64_t>(layer) << 8), q.data, out.data)) return;
   const auto* ints = ws_.ints.as<const std::int32_t>();
+  kc::PagedAttentionParams params;
+  params.n_heads = shape_.n_head;
+  params.scale = scale;
+  params.window = window;
+  params.split_len = sz_.split_len;
+  if (sz_.n_tiles > 0) {
+    kc::PrefillBatch tiles;
+    tiles.q = q.data;
+    tiles.tiles = reinterpret_cast<const kc::PrefillTile*>(ints + sz_.tiles_at);
+    tiles.n_tiles = sz_.n_tiles;
+    tiles.block_tables = ints + 4 * n_tokens_;
+    tiles.max_blocks_per_seq = sz_.max_blocks;
+    if (!check(kc::paged_attention_prefill(layer_cache(layer), tiles, params, out.data, ctx_->stream()),
+               "prompt attention")) {
+      return;
+    }
+  }
+  if (sz_.n_split_rows == 0) return;
   kc::AttentionBatch batch;
   batch.q = q.data;
   batch.positions = ints + n_tokens_;
   batch.token_seq = ints + 3 * n_tokens_;
   batch.block_tables = ints + 4 * n_tokens_;
   batch.max_blocks_per_seq = sz_.max_blocks;
-  batch.n_tokens = static_cast<int>(n_tokens_);
+  batch.n_tokens = sz_.n_split_rows;
   batch.max_context = sz_.max_context;
-  kc::PagedAttentionParams params;
-  params.n_heads = shape_.n_head;
-  params.scale = scale;
-  params.window = window;
-  params.split_len = sz_.split_len;
+  batch.token_index = sz_.n_tiles > 0 ? ints + sz_.split_rows_at : nullptr;
   check(kc::paged_attention(layer_cache(layer), batch, params, out.data, ws_.attn_split.get(), ws_.attn_split.bytes(),
                             ctx_->stream()),
         "paged attention");

@@ -29,6 +29,7 @@
 #include "engine/backend/cuda/layer_timer.h"
 #include "engine/backend/cuda/step_graph.h"
 #include "engine/backend/ops.h"
+#include "kernels/cuda/attention_prefill.h"
 #include "kernels/cuda/device_matrix.h"
 #include "kernels/cuda/paged_kv.h"
 
@@ -105,7 +106,9 @@ class CudaBackend final : public backend::Ops {
   // A step's sizes. ws_.ints holds, in this order, token ids, positions, KV
   // slot ids, the block-table row of each token ([n_tokens] int32 each), then
   // the block tables [n_seqs][max_blocks] (rows padded with block 0, never read
-  // past a sequence's own positions).
+  // past a sequence's own positions), then the prompt tiles of the tensor-core
+  // attention ([n_tiles] kernels::cuda::PrefillTile) and the rows the split-KV
+  // attention takes ([n_split_rows], only when there are tiles too).
   struct StepSizes {
     std::int64_t n_tokens = 0;
     std::int64_t n_logit_rows = 0;  // rows of logits the step returns
@@ -113,6 +116,13 @@ class CudaBackend final : public backend::Ops {
     int max_blocks = 0;             // block-table row length
     int max_context = 0;            // > every position of the step
     int split_len = 0;              // paged attention chunk (positions)
+    // Sequences with at least kPrefillMinTokens new tokens (and a full tile) attend on the
+    // tensor cores (attention_prefill.h) in tiles of consecutive tokens; the
+    // other rows through the split-KV kernels (paged_attention.h).
+    std::size_t tiles_at = 0;  // ws_.ints offset of the tiles
+    int n_tiles = 0;
+    std::size_t split_rows_at = 0;  // ws_.ints offset of the split-KV rows (n_tiles > 0)
+    int n_split_rows = 0;           // rows the split-KV kernels take
     std::size_t gemm_bytes = 0;     // matmul_f16 scratch
     std::size_t attn_bytes = 0;     // split-KV scratch
     std::size_t xq_bytes = 0;       // q8_rows scratch (multi-token steps, 8-bit activations)
@@ -268,9 +278,16 @@ class CudaBackend final : public backend::Ops {
   // The staged step.
   StepSizes sz_;
   std::vector<std::int32_t> host_ints_;  // staging for ws_.ints (see StepSizes)
-  std::vector<LogitRows> logit_rows_;    // [sequences that want logits]
-  Result<void> step_result_;             // the step's first failure
-  bool timed_ = false;                   // this step records layer events
+  // A sequence with at least this many new tokens (and a full tile) attends
+  // on the tensor cores; fewer go through the split-KV kernels, which spread
+  // one token's context over the GPU.
+  static constexpr std::int32_t kPrefillMinTokens = 16;
+  int prefill_tile_tokens_ = 0;                            // kernels::cuda::prefill_tile_tokens; 0: never
+  std::vector<kernels::cuda::PrefillTile> prefill_tiles_;  // the staged step's (StepSizes)
+  std::vector<std::int32_t> split_rows_;                   // the staged step's split-KV rows
+  std::vector<LogitRows> logit_rows_;                      // [sequences that want logits]
+  Result<void> step_result_;                               // the step's first failure
+  bool timed_ = false;                                     // this step records layer events
   bool graphs_enabled_ = true;
   StepGraphs graphs_;
   StepGraphs::Mode graph_mode_ = StepGraphs::Mode::kEager;  // of the current step

@@ -7,6 +7,7 @@
 
 #include "engine/backend/cuda/cuda_backend.h"
 #include "kernels/cpu/ggml_type.h"
+#include "kernels/cuda/attention_prefill.h"
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemv.h"
 
@@ -82,6 +83,11 @@ Result<void> CudaBackend::set_shape(const backend::ModelShape& shape) {
                                                    std::to_string(shape.head_dim));
   }
   shape_ = shape;
+  // HEARTH_CUDA_ATTN_PREFILL=0: every row through the split-KV kernels (A/B runs).
+  const char* prefill = std::getenv("HEARTH_CUDA_ATTN_PREFILL");
+  prefill_tile_tokens_ = prefill != nullptr && std::string_view(prefill) == "0"
+                             ? 0
+                             : kc::prefill_tile_tokens(shape.head_dim, shape.n_head, shape.n_head_kv);
   return {};
 }
 

@@ -3,30 +3,17 @@
 // over the decoded cache values; and the store-KV kernel byte for byte.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <numeric>
 #include <random>
 
+#include "attention_check.h"
 #include "cuda_test_util.h"
-#include "kernels/cpu/attention.h"
-#include "kernels/cpu/dequantize.h"
-#include "kernels/cpu/fp16.h"
-#include "kernels/cpu/quant_blocks.h"
-#include "kernels/cpu/quantize.h"
 #include "kernels/cuda/paged_attention.h"
 #include "kernels/cuda/store_kv.h"
-#include "kernels/fp8.h"
 
 namespace hearth::kernels::cuda::test {
 namespace {
-
-struct Config {
-  KvPrecision dtype;
-  int head_dim, n_heads, n_kv_heads, block_size, window, split_len;  // split_len 0: choose_split_len
-  AttentionKernel kernel = AttentionKernel::kAuto;
-};
 
 // Runs `fn(kernel)` for the v12 kernels and the wide ones (v13): both must
 // compute the same function, whichever the environment selects by default.
@@ -36,148 +23,6 @@ void for_each_kernel(Fn&& fn) {
     SCOPED_TRACE(k == AttentionKernel::kV12 ? "kernel v12" : "kernel wide");
     fn(k);
   }
-}
-
-struct Token {
-  int seq, pos;
-};
-
-// One stored K/V element as the cache holds it, and its value as the kernels read it.
-uint16_t encode(KvPrecision dtype, float x, float scale, float* decoded) {
-  if (dtype == KvPrecision::kF16) {
-    const uint16_t h = f32_to_fp16(x);
-    *decoded = fp16_to_f32(h);
-    return h;
-  }
-  const uint8_t b = f32_to_fp8_e4m3(x * (1.0f / scale));
-  *decoded = fp8_e4m3_to_f32(b) * scale;
-  return b;
-}
-
-// One position's [row] of K or V as q8_0 (the CPU's quantize_row_q8_0, the
-// store kernel's twin): codes to codes[dst..], f16 scales to scales[dst / 32..],
-// the values the kernels read to decoded.
-void encode_q8_row(const float* x, int64_t row, int64_t dst, std::vector<uint8_t>& codes, std::vector<uint16_t>& scales,
-                   float* decoded) {
-  std::vector<BlockQ8_0> blocks(static_cast<size_t>(row / 32));
-  quantize_row_q8_0(x, blocks.data(), row);
-  dequantize_row_q8_0(blocks.data(), decoded, row);
-  for (int64_t j = 0; j < row; ++j) {
-    codes[static_cast<size_t>(dst + j)] = static_cast<uint8_t>(blocks[static_cast<size_t>(j / 32)].qs[j % 32]);
-  }
-  for (int64_t b = 0; b < row / 32; ++b) scales[static_cast<size_t>(dst / 32 + b)] = blocks[static_cast<size_t>(b)].d;
-}
-
-// Fills a pool for sequences of the given lengths (random, disjoint blocks;
-// every other slot keeps the NaN poison, so reading past a position shows),
-// runs the kernel for `tokens` and compares each with attention_reference over
-// that sequence's decoded K/V. Tolerance: |out - ref| <= 2e-5 * max|V| + 1e-6.
-void check_attention(std::mt19937& rng, const Config& c, const std::vector<int>& seq_lens,
-                     const std::vector<Token>& tokens) {
-  SCOPED_TRACE(testing::Message() << "dtype=" << static_cast<int>(c.dtype) << " D=" << c.head_dim
-                                  << " heads=" << c.n_heads << "/" << c.n_kv_heads << " bs=" << c.block_size
-                                  << " window=" << c.window << " split=" << c.split_len
-                                  << " kernel=" << static_cast<int>(c.kernel));
-  const int n_seqs = static_cast<int>(seq_lens.size());
-  const int max_ctx = *std::max_element(seq_lens.begin(), seq_lens.end());
-  const int max_blocks = (max_ctx + c.block_size - 1) / c.block_size;
-  const int64_t n_blocks = static_cast<int64_t>(n_seqs) * max_blocks + 3;
-  const int64_t row = static_cast<int64_t>(c.n_kv_heads) * c.head_dim;  // elements per slot
-  const size_t esize = c.dtype == KvPrecision::kF16 ? 2 : 1;
-  const float k_scale = c.dtype == KvPrecision::kF16 ? 1.0f : 0.02f,
-              v_scale = c.dtype == KvPrecision::kF16 ? 1.0f : 0.03f;
-
-  std::vector<int32_t> pool_ids(static_cast<size_t>(n_blocks));
-  std::iota(pool_ids.begin(), pool_ids.end(), 0);
-  std::shuffle(pool_ids.begin(), pool_ids.end(), rng);
-  std::vector<int32_t> tables(static_cast<size_t>(n_seqs * max_blocks), -1);
-  std::vector<uint8_t> kbytes(static_cast<size_t>(n_blocks * c.block_size * row) * esize, 0xff), vbytes = kbytes;
-  // q8_0 scales: 0xffff (an f16 NaN) poisons unwritten slots.
-  const bool q8 = c.dtype == KvPrecision::kQ8_0;
-  std::vector<uint16_t> kd(q8 ? static_cast<size_t>(n_blocks * c.block_size * row / 32) : 1, 0xffff), vd = kd;
-  std::vector<std::vector<float>> kref(static_cast<size_t>(n_seqs)), vref(static_cast<size_t>(n_seqs));
-  float vmax = 0.0f;
-  size_t next = 0;
-  for (int s = 0; s < n_seqs; ++s) {
-    const int len = seq_lens[static_cast<size_t>(s)];
-    for (int b = 0; b < (len + c.block_size - 1) / c.block_size; ++b)
-      tables[static_cast<size_t>(s * max_blocks + b)] = pool_ids[next++];
-    const std::vector<float> k = random_floats(rng, len * row), v = random_floats(rng, len * row);
-    kref[static_cast<size_t>(s)].resize(k.size());
-    vref[static_cast<size_t>(s)].resize(v.size());
-    for (int64_t pos = 0; q8 && pos < len; ++pos) {
-      const int64_t slot =
-          static_cast<int64_t>(tables[static_cast<size_t>(s * max_blocks + pos / c.block_size)]) * c.block_size +
-          pos % c.block_size;
-      encode_q8_row(k.data() + pos * row, row, slot * row, kbytes, kd, kref[static_cast<size_t>(s)].data() + pos * row);
-      encode_q8_row(v.data() + pos * row, row, slot * row, vbytes, vd, vref[static_cast<size_t>(s)].data() + pos * row);
-    }
-    for (int64_t i = 0; q8 && i < len * row; ++i) {
-      vmax = std::max(vmax, std::fabs(vref[static_cast<size_t>(s)][static_cast<size_t>(i)]));
-    }
-    for (int64_t i = 0; !q8 && i < len * row; ++i) {
-      const int64_t pos = i / row;
-      const int64_t slot =
-          static_cast<int64_t>(tables[static_cast<size_t>(s * max_blocks + pos / c.block_size)]) * c.block_size +
-          pos % c.block_size;
-      const size_t at = static_cast<size_t>((slot * row + i % row)) * esize;
-      const uint16_t kb =
-          encode(c.dtype, k[static_cast<size_t>(i)], k_scale, &kref[static_cast<size_t>(s)][static_cast<size_t>(i)]);
-      const uint16_t vb =
-          encode(c.dtype, v[static_cast<size_t>(i)], v_scale, &vref[static_cast<size_t>(s)][static_cast<size_t>(i)]);
-      std::memcpy(&kbytes[at], &kb, esize);  // little-endian: the low byte first for fp8
-      std::memcpy(&vbytes[at], &vb, esize);
-      vmax = std::max(vmax, std::fabs(vref[static_cast<size_t>(s)][static_cast<size_t>(i)]));
-    }
-  }
-  const int n_tokens = static_cast<int>(tokens.size());
-  std::vector<int32_t> positions, token_seq;
-  for (const Token& t : tokens) positions.push_back(t.pos), token_seq.push_back(t.seq);
-  const std::vector<float> q = random_floats(rng, static_cast<int64_t>(n_tokens) * c.n_heads * c.head_dim);
-
-  DeviceBuffer<uint8_t> dk(kbytes), dv(vbytes);
-  DeviceBuffer<uint16_t> dkd(kd), dvd(vd);
-  DeviceBuffer<int32_t> dtables(tables), dpos(positions), dseq(token_seq);
-  DeviceBuffer<float> dq(q), dout(q.size());  // 0xff: NaN poison
-  const PagedKvCache kv{dk.get(),     dv.get(),     c.dtype,    k_scale,   v_scale,  n_blocks,
-                        c.block_size, c.n_kv_heads, c.head_dim, dkd.get(), dvd.get()};
-  const AttentionBatch batch{dq.get(), dpos.get(), dseq.get(), dtables.get(), max_blocks, n_tokens, max_ctx};
-  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
-  const int split = c.split_len > 0 ? c.split_len : choose_split_len(n_tokens, c.n_heads, c.n_kv_heads, max_ctx, 132);
-  const PagedAttentionParams params{c.n_heads, scale, c.window, split, c.kernel};
-  const size_t ws_bytes = paged_attention_workspace_bytes(n_tokens, c.n_heads, c.head_dim, max_ctx, split);
-  DeviceBuffer<uint8_t> ws(ws_bytes);
-  ASSERT_CUDA_OK(paged_attention(kv, batch, params, dout.get(), ws.get(), ws_bytes, nullptr));
-  const std::vector<float> out = dout.download();
-
-  const kernels::AttentionParams ref_params{c.n_heads, scale, c.window};
-  const int64_t tok_elems = static_cast<int64_t>(c.n_heads) * c.head_dim;
-  std::vector<float> ref(static_cast<size_t>(tok_elems));
-  for (int t = 0; t < n_tokens; ++t) {
-    const auto s = static_cast<size_t>(tokens[static_cast<size_t>(t)].seq);
-    const int32_t pos = tokens[static_cast<size_t>(t)].pos;
-    attention_reference(q.data() + t * tok_elems, &pos, 1, kref[s].data(), vref[s].data(), seq_lens[s], c.n_kv_heads,
-                        c.head_dim, ref_params, ref.data());
-    for (int64_t i = 0; i < tok_elems; ++i) {
-      const float got = out[static_cast<size_t>(t * tok_elems + i)];
-      ASSERT_TRUE(std::isfinite(got)) << "token " << t << " element " << i;
-      ASSERT_LE(std::fabs(got - ref[static_cast<size_t>(i)]), 2e-5 * vmax + 1e-6) << "token " << t << " element " << i;
-    }
-  }
-}
-
-// Prefill: tokens start..start+n-1 of one sequence whose first `start` positions are cached.
-std::vector<Token> prefill_tokens(int start, int n) {
-  std::vector<Token> t;
-  for (int i = 0; i < n; ++i) t.push_back({0, start + i});
-  return t;
-}
-
-// Decode: the last position of every sequence.
-std::vector<Token> decode_tokens(const std::vector<int>& lens) {
-  std::vector<Token> t;
-  for (size_t s = 0; s < lens.size(); ++s) t.push_back({static_cast<int>(s), lens[s] - 1});
-  return t;
 }
 
 TEST(CudaPagedAttention, PrefillWithCachedPrefix) {

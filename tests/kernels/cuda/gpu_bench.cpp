@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kernels/cpu/ggml_type.h"
+#include "kernels/cuda/attention_prefill.h"
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemv.h"
 #include "kernels/cuda/mmq.h"
@@ -379,6 +380,85 @@ bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx,
   return st.ok();
 }
 
+// The tensor cores' f16 rate: an 8192^3 cuBLAS product, f32 accumulate (the prompt attention's ceiling).
+double measure_f16_tflops(cublasHandle_t handle) {
+  const int n = 8192;
+  void *a = nullptr, *c = nullptr;
+  if (cudaMalloc(&a, size_t{2} * n * n) != cudaSuccess || cudaMalloc(&c, size_t{4} * n * n) != cudaSuccess) return 0.0;
+  cudaMemset(a, 0x3c, size_t{2} * n * n);  // 1.0009765625 in every f16 (not zeros)
+  const auto* w = static_cast<const uint16_t*>(a);
+  const double ms =
+      time_ms([&](int) { (void)hc::gemm_f16(handle, w, w, static_cast<float*>(c), n, n, n, nullptr); }, 5);
+  cudaFree(a);
+  cudaFree(c);
+  const double tflops = 2.0 * n * n * n / (ms * 1e9);
+  std::printf("cuBLAS f16 %d^3: %.1f TFLOP/s: the ceiling below\n", n, tflops);
+  return tflops;
+}
+
+// A prompt of `tokens` after `prefix` cached positions, 8B shape (32/8 heads
+// of 128, f16 cache): the split-KV kernels for every token against the
+// tensor-core tiles (attention_prefill.h). FLOPs: 4 x head_dim per (query
+// head, key) pair attended.
+bool bench_prefill(int prefix, int tokens, double f16_tflops) {
+  const int n_heads = 32, n_kv = 8, D = 128, bs = 16, ctx = prefix + tokens;
+  const int blocks = (ctx + bs - 1) / bs;
+  const size_t pool = static_cast<size_t>(blocks) * bs * n_kv * D * 2;
+  std::vector<uint16_t> hkv(pool / 2);
+  std::mt19937 rng(9);
+  for (uint16_t& h : hkv) h = static_cast<uint16_t>((rng() & 0x83ffu) | 0x3800u);  // +-[0.5, 1)
+  std::vector<float> hq(static_cast<size_t>(tokens) * n_heads * D);
+  std::uniform_real_distribution<float> uq(-1.0f, 1.0f);
+  for (float& x : hq) x = uq(rng);
+  std::vector<int32_t> table(static_cast<size_t>(blocks)), pos(static_cast<size_t>(tokens)), tiles;
+  for (int i = 0; i < blocks; ++i) table[static_cast<size_t>(i)] = i;
+  for (int t = 0; t < tokens; ++t) pos[static_cast<size_t>(t)] = prefix + t;
+  const int tt = hc::prefill_tile_tokens(D, n_heads, n_kv);
+  for (int t = 0; t < tokens; t += tt) tiles.insert(tiles.end(), {t, std::min(tt, tokens - t), 0, prefix + t});
+  void *k = nullptr, *v = nullptr, *q = nullptr, *out = nullptr, *dt = nullptr, *dp = nullptr, *dti = nullptr,
+       *ws = nullptr;
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int split = hc::choose_split_len(tokens, n_heads, n_kv, ctx, sms);
+  const size_t ws_bytes = hc::paged_attention_workspace_bytes(tokens, n_heads, D, ctx, split);
+  for (const auto& [ptr, bytes] : {std::pair{&k, pool},
+                                   {&v, pool},
+                                   {&q, hq.size() * 4},
+                                   {&out, hq.size() * 4},
+                                   {&dt, table.size() * 4},
+                                   {&dp, pos.size() * 4},
+                                   {&dti, tiles.size() * 4},
+                                   {&ws, ws_bytes + 16}}) {
+    if (cudaMalloc(ptr, bytes) != cudaSuccess) return false;
+  }
+  cudaMemcpy(k, hkv.data(), pool, cudaMemcpyHostToDevice);
+  cudaMemcpy(v, hkv.data(), pool, cudaMemcpyHostToDevice);
+  cudaMemcpy(q, hq.data(), hq.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dt, table.data(), table.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dp, pos.data(), pos.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dti, tiles.data(), tiles.size() * 4, cudaMemcpyHostToDevice);
+  const hc::PagedKvCache kv{k, v, hearth::KvPrecision::kF16, 1.0f, 1.0f, blocks, bs, n_kv, D};
+  const hc::PagedAttentionParams params{n_heads, 0.088f, 0, split};
+  const hc::AttentionBatch batch{
+      static_cast<float*>(q), static_cast<int32_t*>(dp), nullptr, static_cast<int32_t*>(dt), blocks, tokens, ctx};
+  const hc::PrefillBatch pb{static_cast<float*>(q), static_cast<const hc::PrefillTile*>(dti),
+                            static_cast<int>(tiles.size() / 4), static_cast<int32_t*>(dt), blocks};
+  hc::Status st{};
+  const auto keep = [&](hc::Status s) { st = s.ok() ? st : s; };
+  const double ms_split = time_ms(
+      [&](int) { keep(hc::paged_attention(kv, batch, params, static_cast<float*>(out), ws, ws_bytes, nullptr)); }, 3);
+  const double ms_tiles =
+      time_ms([&](int) { keep(hc::paged_attention_prefill(kv, pb, params, static_cast<float*>(out), nullptr)); }, 5);
+  const double flop = 4.0 * D * n_heads * (static_cast<double>(tokens) * prefix + tokens * (tokens + 1.0) / 2.0);
+  for (const auto& [name, ms] : {std::pair{"split-KV", ms_split}, {"tiles", ms_tiles}}) {
+    const double tf = flop / (ms * 1e9);
+    std::printf("prefill attn %-8s prefix %6d tokens %5d  %9.1f us  %6.1f TFLOP/s  %5.1f%% of f16%s\n", name, prefix,
+                tokens, ms * 1e3, tf, f16_tflops > 0 ? 100.0 * tf / f16_tflops : 0.0, st.ok() ? "" : "  (failed)");
+  }
+  for (void* p : {k, v, q, out, dt, dp, dti, ws}) cudaFree(p);
+  return st.ok();
+}
+
 }  // namespace
 
 // `kernels_cuda_bench TYPE ROWS COLS`: that one GEMV shape only, f32 then q8
@@ -415,6 +495,16 @@ int main(int argc, char** argv) {
     for (K k : {K::kV12, K::kWide}) ok = bench_attention(hearth::KvPrecision::kFp8E4M3, 1, 4096, k) && ok;
     for (K k : {K::kV12, K::kWide}) ok = bench_attention(hearth::KvPrecision::kQ8_0, 1, 4096, k) && ok;
     ok = bench_attention(hearth::KvPrecision::kQ8_0, 16, 4096, K::kWide) && ok;
+    return ok ? 0 : 1;
+  }
+  if (argc == 2 && std::string(argv[1]) == "prefill") {  // prompt attention: split-KV vs tensor-core tiles
+    cublasHandle_t handle = nullptr;
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return 1;
+    const double f16 = measure_f16_tflops(handle);
+    cublasDestroy(handle);
+    for (const auto& [prefix, tokens] : {std::pair{0, 512}, {0, 4096}, {3584, 512}, {7680, 512}, {0, 8192}}) {
+      ok = bench_prefill(prefix, tokens, f16) && ok;
+    }
     return ok ? 0 : 1;
   }
   if (argc == 2 && std::string(argv[1]) == "mmq") {  // multi-token products: mmq vs the f16 path
