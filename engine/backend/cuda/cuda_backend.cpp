@@ -89,7 +89,7 @@ CudaBackend::StepSizes CudaBackend::stage_inputs(std::span<const SequenceStep> s
   StepSizes sz;
   std::size_t max_blocks = 1;
   logit_rows_.clear();
-  sz.decode = !steps.empty() && steps.size() <= static_cast<std::size_t>(kc::kMaxGemvTokens);
+  sz.decode = !steps.empty() && static_cast<std::int64_t>(steps.size()) <= graph_max_sequences(steps.size());
   for (const auto& s : steps) {
     const auto count = static_cast<std::int64_t>(s.tokens.size());
     max_blocks = std::max(max_blocks, s.block_table.size());
@@ -401,6 +401,21 @@ void CudaBackend::do_head_rms_norm(Activation x, std::int32_t n_heads, const bac
 void CudaBackend::do_scale(Activation x, float s) {
   if (skip_op(13, x.data, nullptr)) return;
   check(kc::scale(x.data, s, n_tokens_ * x.width, ctx_->stream()), "scale");
+}
+
+std::int64_t CudaBackend::graph_max_sequences(std::size_t n) const {
+  // Up to kMaxGemvTokens every product runs a GEMV or mmq; past it, only
+  // where mmq takes every matrix (else the f16 path's cuBLAS call, kept out
+  // of graphs).
+  // HEARTH_CUDA_GRAPH_WIDE=0: graphs for up to kMaxGemvTokens sequences only (A/B runs).
+  static const bool wide = env_on("HEARTH_CUDA_GRAPH_WIDE");
+  if (!wide || n <= static_cast<std::size_t>(kc::kMaxGemvTokens)) return kc::kMaxGemvTokens;
+  const auto rows = static_cast<std::int64_t>(n);
+  if (!use_mmq(device_matrix(output_), rows)) return kc::kMaxGemvTokens;
+  for (const backend::Matrix& m : linear_matrices_) {
+    if (!use_mmq(device_matrix(m), rows)) return kc::kMaxGemvTokens;
+  }
+  return kc::mmq_max_tokens();
 }
 
 bool CudaBackend::use_mmq(const kc::DeviceMatrix& w, std::int64_t n) {

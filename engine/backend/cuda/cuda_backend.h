@@ -126,9 +126,10 @@ class CudaBackend final : public backend::Ops {
     std::size_t gemm_bytes = 0;     // matmul_f16 scratch
     std::size_t attn_bytes = 0;     // split-KV scratch
     std::size_t xq_bytes = 0;       // q8_rows scratch (multi-token steps, 8-bit activations)
-    // One token per sequence, each wanting its logits, <= kMaxGemvTokens
-    // sequences: max_context is rounded up to StepGraphs::kContextBucket
-    // (graphs or not, so a replay and an eager step compute alike).
+    // One token per sequence, each wanting its logits, at most
+    // graph_max_sequences(): max_context is rounded up to
+    // StepGraphs::kContextBucket (graphs or not, so a replay and an eager
+    // step compute alike).
     bool decode = false;
     // Every row wanting logits is greedy: the step returns their arg-maxes
     // (ws_.ints from argmax_at on, copied to greedy_host_), not the logits.
@@ -233,6 +234,10 @@ class CudaBackend final : public backend::Ops {
   // True where a product of n rows runs on the int8 tensor cores (mmq.h):
   // n >= 2, the process default kQ8, mmq enabled and applicable to w.
   static bool use_mmq(const kernels::cuda::DeviceMatrix& w, std::int64_t n);
+  // The most sequences a decode step of n sequences may have to be replayed
+  // from a graph: kMaxGemvTokens, or mmq's row limit where every product of
+  // an n-row step runs mmq.
+  std::int64_t graph_max_sequences(std::size_t n) const;
   // x itself, or (n > 1 rows, the process default kQ8, and w one the
   // one-token q8 GEMV takes) x's rows rounded to 8-bit codes in ws_.xq, so a
   // token's products use the same activations in a batch as alone
