@@ -14,19 +14,10 @@ source bench/gpu/device_env.sh
 B=/tmp/bgpu
 M=/tmp/synth
 W=/tmp/hw
-L=/tmp/llama
 mkdir -p $B $M $W
 S=$OUT/summary.txt
 note() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$S"; }
-if [ -f .llama/llama.tgz ] && [ ! -d $L/llama.cpp ]; then
-  mkdir -p $L && tar xzf .llama/llama.tgz -C $L
-  setsid nohup bash -c "cmake -S $L/llama.cpp -B $L/b -G Ninja -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_OPENSSL=OFF \
-    -DLLAMA_BUILD_APP=OFF -DLLAMA_CURL=OFF -DCMAKE_BUILD_TYPE=Release >$L/cfg.log 2>&1 &&
-    nice -n 19 cmake --build $L/b --target llama-batched-bench -j12 >$L/build.log 2>&1;
-    echo rc=\$? >/tmp/llama.done" >/dev/null 2>&1 &
-  note "llama.cpp build started in the background"
-fi
+note "$(start_llama_build llama-batched-bench)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader | tee -a "$S"
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DHEARTH_CUDA_ARCHITECTURES=90 \
   >$W/cfg.log 2>&1 || { tail -30 $W/cfg.log; exit 1; }
@@ -64,9 +55,9 @@ HEARTH_CUDA_GRAPH_WIDE=0 timeout 100 $HB concurrent $M/8b.gguf --device cuda --s
 note "profile (64 streams, eager steps): $(head -c 1500 $OUT/profile64_eager.txt | tr '\n' '|')"
 while [ ! -f /tmp/llama.done ] && [ $(($(date +%s) - t0)) -lt ${LLAMA_WAIT:-420} ]; do sleep 2; done
 note "llama.cpp: $(cat /tmp/llama.done 2>/dev/null || echo not built)"
-if [ -x $L/b/bin/llama-batched-bench ]; then
+if [ -x /tmp/llama/b/bin/llama-batched-bench ]; then
   for fa in "-fa on" "-fa"; do
-    timeout 90 $L/b/bin/llama-batched-bench -m $M/8b.gguf -ngl 99 $fa -c 20480 -npp 128 -ntg 128 -npl 16,64 \
+    timeout 90 /tmp/llama/b/bin/llama-batched-bench -m $M/8b.gguf -ngl 99 $fa -c 20480 -npp 128 -ntg 128 -npl 16,64 \
       --output-format jsonl >$W/lb.txt 2>>$W/err.log
     grep -q '^{' $W/lb.txt && break
   done

@@ -16,21 +16,12 @@ source bench/gpu/device_env.sh
 B=/tmp/bgpu
 M=/tmp/synth
 W=/tmp/hw
-L=/tmp/llama
 mkdir -p $B $M $W
 S=$OUT/summary.txt
 note() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$S"; }
 has() { [[ " ${PHASES:-build tests ab multiturn} " == *" $1 "* ]]; }
 
-if [ -f .llama/llama.tgz ] && [ ! -d $L/llama.cpp ]; then
-  mkdir -p $L && tar xzf .llama/llama.tgz -C $L
-  setsid nohup bash -c "cmake -S $L/llama.cpp -B $L/b -G Ninja -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_OPENSSL=OFF \
-    -DLLAMA_BUILD_APP=OFF -DLLAMA_CURL=OFF -DCMAKE_BUILD_TYPE=Release >$L/cfg.log 2>&1 &&
-    nice -n 19 cmake --build $L/b --target llama-bench llama-batched-bench -j12 >$L/build.log 2>&1;
-    echo rc=\$? >/tmp/llama.done" >/dev/null 2>&1 &
-  note "llama.cpp build started in the background"
-fi
+note "$(start_llama_build llama-bench llama-batched-bench)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader | tee -a "$S"
 
 if has build; then
