@@ -234,6 +234,7 @@ class CudaBackend final : public backend::Ops {
   // True where a product of n rows runs on the int8 tensor cores (mmq.h):
   // n >= 2, the process default kQ8, mmq enabled and applicable to w.
   static bool use_mmq(const kernels::cuda::DeviceMatrix& w, std::int64_t n);
+  static kernels::cuda::DeviceMatrix device_matrix(const backend::Matrix& m);
   // The most sequences a decode step of n sequences may have to be replayed
   // from a graph: kMaxGemvTokens, or mmq's row limit where every product of
   // an n-row step runs mmq.
