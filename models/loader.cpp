@@ -104,10 +104,9 @@ ModelRunInfo run_info(const gguf::GgufFile& file, const DeviceChoice& device, Kv
 
 }  // namespace
 
-Result<DeviceChoice> choose_device(std::string_view device) {
-  if (device == "cpu") return DeviceChoice{};
-  if (device == "auto") return DeviceChoice{have_cuda_device(), 0};
-  [[maybe_unused]] int index = 0;
+Result<DeviceChoice> parse_device(std::string_view device) {
+  if (device == "cpu" || device == "auto") return DeviceChoice{};
+  int index = 0;
   if (device.starts_with("cuda:")) {
     const std::string_view digits = device.substr(5);
     if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string_view::npos) {
@@ -118,11 +117,18 @@ Result<DeviceChoice> choose_device(std::string_view device) {
     return make_error(ErrorCode::kInvalidArgument,
                       "device '" + std::string(device) + "' is not one of cpu, cuda, cuda:N, auto");
   }
-#if !defined(HEARTH_HAVE_CUDA)
-  return make_error(ErrorCode::kUnsupported, "device " + std::string(device) + ": Hearth was built without CUDA");
-#else
   return DeviceChoice{true, index};
+}
+
+Result<DeviceChoice> choose_device(std::string_view device) {
+  if (device == "auto") return DeviceChoice{have_cuda_device(), 0};
+  HEARTH_ASSIGN_OR_RETURN(const DeviceChoice choice, parse_device(device));
+#if !defined(HEARTH_HAVE_CUDA)
+  if (choice.cuda) {
+    return make_error(ErrorCode::kUnsupported, "device " + std::string(device) + ": Hearth was built without CUDA");
+  }
 #endif
+  return choice;
 }
 
 Result<ModelBundle> load_model(const std::filesystem::path& path, const LoadOptions& options) {

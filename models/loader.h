@@ -43,6 +43,9 @@ struct DeviceChoice {
 // unknown spelling; kUnsupported "built without CUDA" for cuda on a build
 // without it ("auto" then picks the CPU).
 Result<DeviceChoice> choose_device(std::string_view device);
+// The spelling only ("cpu", "cuda", "cuda:N"; "auto" as the CPU), whatever
+// the build runs: a plan for a GPU is sized on a CPU-only build too.
+Result<DeviceChoice> parse_device(std::string_view device);
 
 // kNotFound / kIo for the file, kOutOfMemory when the weights do not fit the GPU, kCorruptFile for its contents,
 // kUnsupported for an architecture, tensor type or KV precision Hearth does not run.

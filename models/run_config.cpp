@@ -5,7 +5,7 @@
 namespace hearth::models {
 
 Result<void> validate(const RunConfig& c) {
-  if (c.device != "auto") HEARTH_TRY(choose_device(c.device));
+  HEARTH_TRY(parse_device(c.device));  // the build's devices are load_model's business: a plan may be for another
   if (c.context_length < 0 || c.context_length == 1) {
     return make_error(ErrorCode::kInvalidArgument, "context_length must be 0 (the default) or at least 2");
   }
