@@ -58,22 +58,20 @@ __device__ __forceinline__ uint32_t pack_half2(float lo, float hi) {
 
 // The tensor-core instructions exist from compute capability 8.0 on; the
 // host never launches this kernel below it (paged_attention_prefill).
+// Four 8x8 b16 matrices from shared memory, rows addressed by lanes 0-31
+// (kTrans: each transposed, for B fragments of a row-major V tile).
+template <bool kTrans>
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-#else
-  r[0] = r[1] = r[2] = r[3] = addr;
-  __trap();
-#endif
-}
-
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t addr) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
+  if constexpr (kTrans) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+  } else {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+  }
 #else
   r[0] = r[1] = r[2] = r[3] = addr;
   __trap();
@@ -192,11 +190,11 @@ __global__ void __launch_bounds__(kThreads) attn_prefill_kernel(PrefillArgs a) {
 #pragma unroll
     for (int kk = 0; kk < kD / 16; ++kk) {
       uint32_t qf[4];
-      ldmatrix_x4(qf, shared_addr(qs + (r0 + lane % 16) * kStride + kk * 16 + 8 * (lane / 16)));
+      ldmatrix_x4<false>(qf, shared_addr(qs + (r0 + lane % 16) * kStride + kk * 16 + 8 * (lane / 16)));
 #pragma unroll
       for (int np = 0; np < kN / 16; ++np) {
         uint32_t kf[4];  // keys np*16 + 0..7 then + 8..15, each k 0..7 then 8..15 of this slice
-        ldmatrix_x4(
+        ldmatrix_x4<false>(
             kf, shared_addr(ks + (np * 16 + lane % 8 + 8 * (lane / 16)) * kStride + kk * 16 + 8 * ((lane / 8) % 2)));
         mma_f16(s[2 * np], qf, kf[0], kf[1]);
         mma_f16(s[2 * np + 1], qf, kf[2], kf[3]);
@@ -244,7 +242,7 @@ __global__ void __launch_bounds__(kThreads) attn_prefill_kernel(PrefillArgs a) {
 #pragma unroll
       for (int dp = 0; dp < kD / 16; ++dp) {
         uint32_t vf[4];  // keys kk*16 + 0..15, dims dp*16 + 0..7 then + 8..15, transposed
-        ldmatrix_x4_trans(vf, shared_addr(vs + (kk * 16 + lane % 16) * kStride + dp * 16 + 8 * (lane / 16)));
+        ldmatrix_x4<true>(vf, shared_addr(vs + (kk * 16 + lane % 16) * kStride + dp * 16 + 8 * (lane / 16)));
         mma_f16(o[2 * dp], pf, vf[0], vf[1]);
         mma_f16(o[2 * dp + 1], pf, vf[2], vf[3]);
       }
