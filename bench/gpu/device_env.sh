@@ -9,6 +9,15 @@ OUT=${OUT:-/tmp/hearth-out}
 mkdir -p "$OUT"
 t0=$(date +%s)
 el() { echo "[$(($(date +%s) - t0)) s] $*"; }
+# The build, the synthetic models and scratch files of the device scripts
+# (kept between calls on the same warm machine), and note(): el() into
+# $OUT/summary.txt as well.
+B=/tmp/bgpu
+M=/tmp/synth
+W=/tmp/hw
+mkdir -p $B $M $W
+S=$OUT/summary.txt
+note() { el "$*" | tee -a "$S"; }
 
 # llama.cpp from .llama/llama.tgz (the llama-cpp-python sdist's vendor/llama.cpp,
 # git-ignored) built for sm_90 in /tmp/llama/b at nice 19 in a session of its

@@ -11,12 +11,6 @@
 # Needs PCRE2 in .deps/pcre2 (merged_check.sh).
 cd "$(dirname "$0")/../.."
 source bench/gpu/device_env.sh
-B=/tmp/bgpu
-M=/tmp/synth
-W=/tmp/hw
-mkdir -p $B $M $W
-S=$OUT/summary.txt
-note() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$S"; }
 note "$(start_llama_build llama-batched-bench)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader | tee -a "$S"
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DHEARTH_CUDA_ARCHITECTURES=90 \

@@ -13,12 +13,6 @@
 # PHASES: any of "build tests ab multiturn" (default all).
 cd "$(dirname "$0")/../.."
 source bench/gpu/device_env.sh
-B=/tmp/bgpu
-M=/tmp/synth
-W=/tmp/hw
-mkdir -p $B $M $W
-S=$OUT/summary.txt
-note() { echo "[$(($(date +%s) - t0)) s] $*" | tee -a "$S"; }
 has() { [[ " ${PHASES:-build tests ab multiturn} " == *" $1 "* ]]; }
 
 note "$(start_llama_build llama-bench llama-batched-bench)"

@@ -11,7 +11,6 @@
 # prompt throughput A/B. Needs /tmp/bgpu (bench/gpu/prefill_check.sh built it).
 cd "$(dirname "$0")/../.."
 source bench/gpu/device_env.sh
-B=/tmp/bgpu
 C=$B/cli/hearth-cli
 HB=$B/bench/engine/hearth-bench
 D=/tmp/models
