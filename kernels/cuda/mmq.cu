@@ -22,6 +22,18 @@
 // writes its partial sums to scratch; a second kernel adds the splits in
 // order plus bias and residual. Without splits the epilogue is fused.
 //
+// f16 activations (mmq_f16_kernel): the same split of work and the same
+// weight stages (codes and (d, m) in the warp's shared tile, biased by 128),
+// the tokens' f16 values through shared memory in the same pair order (a
+// 16-byte piece per lane: an mma's two B registers for each of a unit's two
+// k16 halves). Per unit a lane turns its rows' codes into f16 A fragments
+// (byte permute into 1024 + code + 128, subtract 1152: exact; times d plus m:
+// one fused rounding), then NT / 8 x 2 mma.m16n8k16 accumulate in f32 in the
+// tensor cores. Which of a unit's 32 columns is which k of the mma does not
+// matter as long as A and B agree: lane t's A registers hold columns 4t ..
+// 4t + 3 (k 2t, 2t + 1, 2t + 8, 2t + 9) and 16 + 4t .. (the second mma), the
+// same columns its B piece holds.
+//
 // Arithmetic per output: a unit's int32 dot (exact), converted to f32 exactly
 // (|sumi| < 2^22: the 1.5 * 2^23 trick), times (d_w d_x), plus m_w s_x for
 // the types with an offset, accumulated unit by unit in f32. The rows'
@@ -29,7 +41,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <type_traits>
 #include <utility>
+
+#include <cuda_fp16.h>
 
 #include "kernels/cuda/dequant_unit.cuh"
 #include "kernels/cuda/mmq.h"
@@ -44,7 +59,8 @@ constexpr int kBlockRows = 16 * kWarps;
 constexpr int kStageUnits = 16;  // 512 columns: two 256-element chunks per row
 constexpr int kUnitWords = 8;    // 32 int8 codes
 constexpr size_t kDefaultSmem = 48 * 1024;
-constexpr int64_t kDefaultMaxTokens = 64;  // mmq_max_tokens() without the environment
+constexpr int64_t kDefaultMaxTokens = 64;      // mmq_max_tokens() without the environment
+constexpr int64_t kDefaultF16MinTokens = 17;  // mmq_f16_min_tokens() without the environment
 
 // Shared tile sizes (bytes) per block.
 __host__ __device__ constexpr size_t a_bytes() {
@@ -52,6 +68,10 @@ __host__ __device__ constexpr size_t a_bytes() {
 }
 __host__ __device__ constexpr size_t b_bytes(int nt) {
   return static_cast<size_t>(nt) * kStageUnits * (4 * kUnitWords + 8);
+}
+// f16 activations: per token and unit 32 halves.
+__host__ __device__ constexpr size_t b16_bytes(int nt) {
+  return static_cast<size_t>(nt) * kStageUnits * 64;
 }
 
 // x -> codes in pair order, (d, s) per unit. One warp per unit of 32 values;
@@ -85,6 +105,47 @@ __global__ void mmq_quantize_kernel(const float* __restrict__ x, int64_t units, 
     }
     if (lane < 8) codes[8 * u + lane] = w;
     if (lane == 0) ds[u] = make_float2(amax / 127.0f, amax / 127.0f * static_cast<float>(qsum));
+  }
+}
+
+// x -> f16 halves per token: scaled by 2^(8 - e) where amax = m 2^e, m in
+// [0.5, 1) (so the largest magnitude lands in [128, 256), exactly), in pair
+// order within each unit of 32 (groups of 4 values 0, 4, 1, 5, 2, 6, 3, 7);
+// scale[t] = 2^(e - 8) undoes it. One block per token.
+__global__ void mmq_to_f16_kernel(const float* __restrict__ x, int64_t cols, uint2* __restrict__ out,
+                                  float* __restrict__ scale) {
+  pdl_launch_dependents();
+  pdl_wait();
+  __shared__ float part[32];
+  const int64_t tok = blockIdx.x;
+  const float4* row = reinterpret_cast<const float4*>(x + tok * cols);
+  const int64_t groups = cols / 4;
+  float amax = 0.0f;
+  for (int64_t i = threadIdx.x; i < groups; i += blockDim.x) {
+    const float4 v = row[i];
+    amax = fmaxf(amax, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
+  }
+  amax = warp_max(amax);
+  if (threadIdx.x % kWarp == 0) part[threadIdx.x / kWarp] = amax;
+  __syncthreads();
+  if (threadIdx.x < kWarp) {
+    float v = threadIdx.x < blockDim.x / kWarp ? part[threadIdx.x] : 0.0f;
+    v = warp_max(v);
+    if (threadIdx.x == 0) part[0] = v;
+  }
+  __syncthreads();
+  amax = part[0];
+  int e = 0;
+  if (amax > 0.0f && isfinite(amax)) static_cast<void>(frexpf(amax, &e));
+  const float up = ldexpf(1.0f, 8 - e);
+  if (threadIdx.x == 0) scale[tok] = ldexpf(1.0f, e - 8);
+  uint2* dst = out + tok * groups;
+  for (int64_t i = threadIdx.x; i < groups; i += blockDim.x) {
+    const float4 v = row[i];
+    const int ng = static_cast<int>(i % 8);  // natural group of the unit
+    const __half2 lo = __floats2half2_rn(v.x * up, v.y * up), hi = __floats2half2_rn(v.z * up, v.w * up);
+    dst[i / 8 * 8 + 2 * (ng % 4) + ng / 4] =
+        make_uint2(*reinterpret_cast<const uint32_t*>(&lo), *reinterpret_cast<const uint32_t*>(&hi));
   }
 }
 
@@ -235,6 +296,35 @@ __device__ __forceinline__ float small_int_to_float(int v) {
   return __int_as_float(v + 0x4b400000) - 12582912.0f;
 }
 
+// D += A B: A 16x16 f16 (registers a0a1, a2a3 rows g, g + 8 at k 2t..; a4a5,
+// a6a7 at k 2t + 8..), B 16x8 f16 (k 2t.., 2t + 8..; column g), f32 D.
+__device__ __forceinline__ void mma_f16(const uint32_t (&a)[4], uint32_t b0, uint32_t b1, float (&d)[4]) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800
+  static_cast<void>(a), static_cast<void>(b0), static_cast<void>(b1);
+  d[0] = d[1] = d[2] = d[3] = 0.0f;
+  __trap();
+#else
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
+}
+
+// Two biased codes (bytes kSel of w: code + 128) as the f16 pair d code + m.
+template <uint32_t kSel>
+__device__ __forceinline__ uint32_t code_pair_f16(uint32_t w, __half2 d, __half2 m) {
+  const uint32_t h = __byte_perm(w, 0x64646464u, kSel);  // 1024 + code + 128, exact
+  const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&h), __float2half2_rn(1152.0f));
+  const __half2 r = __hfma2(v, d, m);
+  return *reinterpret_cast<const uint32_t*>(&r);
+}
+
+__device__ __forceinline__ uint32_t half2_bits(float a, float b) {
+  const __half2 h = __floats2half2_rn(a, b);
+  return *reinterpret_cast<const uint32_t*>(&h);
+}
+
 struct MmqArgs {
   const uint8_t* w;
   size_t stride;
@@ -242,8 +332,8 @@ struct MmqArgs {
   int chunks;  // per row (cols / 256)
   int stages;  // ceil(chunks / 2)
   int stages_per_split;
-  const uint8_t* codes;  // [n_tokens][cols] bytes
-  const float2* ds;      // [n_tokens][cols / 32]
+  const uint8_t* codes;  // [n_tokens][cols] bytes (f16: [n_tokens][cols] halves)
+  const float2* ds;      // [n_tokens][cols / 32] (f16: float scale[n_tokens])
   int64_t n_tokens;
   int64_t cols;
   float* y;
@@ -365,6 +455,141 @@ __global__ void __launch_bounds__(kThreads) mmq_kernel(const MmqArgs a) {
   }
 }
 
+template <GgmlType T, int NT>
+__global__ void __launch_bounds__(kThreads) mmq_f16_kernel(const MmqArgs a) {
+  using Tr = MmqType<T>;
+  constexpr int kNV = Tr::kChunkBytes / 16;
+  constexpr int kTiles = NT / 8;
+  // Products: with 2+ token tiles a warp takes 2 row tiles x half the token
+  // tiles (32 x NT / 2: each B piece read from shared memory feeds 2 row
+  // tiles, each A fragment NT / 16 token tiles); with one, its own row tile.
+  constexpr int kMt = kTiles >= 2 ? 2 : 1;
+  constexpr int kNt = kTiles / kMt;
+  constexpr uint32_t kBias = 0x80808080u;
+  extern __shared__ uint4 smem[];
+  const int warp = static_cast<int>(threadIdx.x) / kWarp, lane = static_cast<int>(threadIdx.x) % kWarp;
+  const int g = lane / 4, t = lane % 4;
+  // Shared: per warp A codes [16 units][16 rows][8 words] and A (d d, m m)
+  // half pairs [16 units][16 rows] (the warp's 16 rows, written by it); then
+  // B [16 units][NT][4 x 16 bytes].
+  uint32_t* const codes_base = reinterpret_cast<uint32_t*>(smem);
+  uint2* const dm_base = reinterpret_cast<uint2*>(codes_base + kWarps * kStageUnits * 16 * kUnitWords);
+  uint32_t* a_codes = codes_base + warp * (kStageUnits * 16 * kUnitWords);
+  uint2* a_dm = dm_base + warp * (kStageUnits * 16);
+  uint4* b_x = reinterpret_cast<uint4*>(reinterpret_cast<uint8_t*>(smem) + a_bytes());
+  const auto* scale = reinterpret_cast<const float*>(a.ds);
+  const int m_first = kMt == 2 ? 2 * (warp % 2) : warp;   // row tile (= the warp whose A tile it is)
+  const int n_first = kMt == 2 ? (warp / 2) * kNt : 0;     // token tile
+
+  const int64_t tok0 = static_cast<int64_t>(blockIdx.x) * NT;
+  const int64_t block_row0 = static_cast<int64_t>(blockIdx.y) * kBlockRows;
+  const int s_begin = static_cast<int>(blockIdx.z) * a.stages_per_split;
+  const int s_end = min(a.stages, s_begin + a.stages_per_split);
+  const int64_t my_row = min(block_row0 + 16 * warp + (lane & 15), a.rows - 1);  // clamped: computed, never stored
+  const uint8_t* my_w = a.w + static_cast<size_t>(my_row) * a.stride;
+  const int half = lane >> 4;
+
+  float acc[kMt][kNt][4];
+#pragma unroll
+  for (int i = 0; i < kMt; ++i) {
+#pragma unroll
+    for (int j = 0; j < kNt; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
+  }
+
+  const auto load_w = [&](int s) {
+    const int c = min(2 * s + half, a.chunks - 1);  // a clamped chunk is loaded, never used
+    return load_chunk<kNV>(my_w + static_cast<size_t>(c) * Tr::kChunkBytes);
+  };
+  Chunk<kNV> cur = load_w(s_begin);
+  pdl_launch_dependents();
+  pdl_wait();  // the activations (and the residual) come from the kernels before
+  for (int s = s_begin; s < s_end; ++s) {
+    const int units = min(kStageUnits, 8 * (a.chunks - 2 * s));  // 8 or 16
+    __syncthreads();                                             // every warp is done with the last stage's tiles
+    // B: NT tokens x units x 64 bytes (one token's stage is 1 KB in memory).
+    for (int i = static_cast<int>(threadIdx.x); i < NT * 4 * kStageUnits; i += kThreads) {
+      const int tok = i / (4 * kStageUnits), part = i % (4 * kStageUnits), u = part / 4;
+      if (u >= units) continue;
+      const int64_t gt = min(tok0 + tok, a.n_tokens - 1);
+      cp_async16(b_x + (u * NT + tok) * 4 + part % 4,
+                 a.codes + (static_cast<size_t>(gt) * static_cast<size_t>(a.cols) + static_cast<size_t>(s) * 512) * 2 +
+                     16 * part);
+    }
+    if (2 * s + half < a.chunks) {
+#pragma unroll
+      for (int b = 0; b < 8; ++b) {
+        const WUnit wu = Tr::unit(cur, b);
+        const int u = 8 * half + b, r = lane & 15;
+        uint4* dst = reinterpret_cast<uint4*>(a_codes + (u * 16 + r) * kUnitWords);
+        dst[0] = make_uint4(wu.q[0] ^ kBias, wu.q[4] ^ kBias, wu.q[1] ^ kBias, wu.q[5] ^ kBias);
+        dst[1] = make_uint4(wu.q[2] ^ kBias, wu.q[6] ^ kBias, wu.q[3] ^ kBias, wu.q[7] ^ kBias);
+        a_dm[u * 16 + r] = make_uint2(half2_bits(wu.d, wu.d), half2_bits(wu.m, wu.m));
+      }
+    }
+    if (s + 1 < s_end) cur = load_w(s + 1);  // in flight during this stage's products
+    cp_async_wait_all();
+    __syncthreads();
+#pragma unroll 2
+    for (int u = 0; u < kStageUnits; ++u) {
+      if (u >= units) break;
+      // A: columns 4t .. 4t + 3 (word t) for the first mma, 16 + 4t .. (word t + 4) for the second.
+      uint32_t a0[kMt][4], a1[kMt][4];
+#pragma unroll
+      for (int i = 0; i < kMt; ++i) {
+        const uint32_t* tile = codes_base + (m_first + i) * (kStageUnits * 16 * kUnitWords) + u * 16 * kUnitWords;
+        const uint2* dm = dm_base + (m_first + i) * (kStageUnits * 16) + u * 16;
+        const uint2 c_lo = *reinterpret_cast<const uint2*>(tile + g * kUnitWords + 2 * t);
+        const uint2 c_hi = *reinterpret_cast<const uint2*>(tile + (g + 8) * kUnitWords + 2 * t);
+        const uint2 dm_lo = dm[g], dm_hi = dm[g + 8];
+        const __half2 d_lo = *reinterpret_cast<const __half2*>(&dm_lo.x);
+        const __half2 m_lo = *reinterpret_cast<const __half2*>(&dm_lo.y);
+        const __half2 d_hi = *reinterpret_cast<const __half2*>(&dm_hi.x);
+        const __half2 m_hi = *reinterpret_cast<const __half2*>(&dm_hi.y);
+        a0[i][0] = code_pair_f16<0x4140>(c_lo.x, d_lo, m_lo);
+        a0[i][1] = code_pair_f16<0x4140>(c_hi.x, d_hi, m_hi);
+        a0[i][2] = code_pair_f16<0x4342>(c_lo.x, d_lo, m_lo);
+        a0[i][3] = code_pair_f16<0x4342>(c_hi.x, d_hi, m_hi);
+        a1[i][0] = code_pair_f16<0x4140>(c_lo.y, d_lo, m_lo);
+        a1[i][1] = code_pair_f16<0x4140>(c_hi.y, d_hi, m_hi);
+        a1[i][2] = code_pair_f16<0x4342>(c_lo.y, d_lo, m_lo);
+        a1[i][3] = code_pair_f16<0x4342>(c_hi.y, d_hi, m_hi);
+      }
+#pragma unroll
+      for (int j = 0; j < kNt; ++j) {
+        const uint4 b = b_x[(u * NT + 8 * (n_first + j) + g) * 4 + t];
+#pragma unroll
+        for (int i = 0; i < kMt; ++i) {
+          mma_f16(a0[i], b.x, b.y, acc[i][j]);
+          mma_f16(a1[i], b.z, b.w, acc[i][j]);
+        }
+      }
+    }
+  }
+  const bool split = gridDim.z > 1;
+#pragma unroll
+  for (int i = 0; i < kMt; ++i) {
+#pragma unroll
+    for (int j = 0; j < kNt; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int64_t tok = tok0 + 8 * (n_first + j) + 2 * t + (e & 1);
+        const int64_t row = block_row0 + 16 * (m_first + i) + g + 8 * (e >> 1);
+        if (tok >= a.n_tokens || row >= a.rows) continue;
+        const size_t at = static_cast<size_t>(tok) * static_cast<size_t>(a.rows) + static_cast<size_t>(row);
+        const float v0 = acc[i][j][e] * scale[tok];
+        if (split) {
+          a.partial[static_cast<size_t>(blockIdx.z) * static_cast<size_t>(a.n_tokens * a.rows) + at] = v0;
+        } else {
+          float v = v0;
+          if (a.bias != nullptr) v += a.bias[row];
+          if (a.residual != nullptr) v += a.residual[at];
+          a.y[at] = v;
+        }
+      }
+    }
+  }
+}
+
 // y = sum over splits in order (+ bias) (+ residual).
 __global__ void mmq_reduce_kernel(const float* __restrict__ partial, int splits, int64_t n, int64_t rows, float* y,
                                   const float* bias, const float* residual) {
@@ -404,8 +629,8 @@ int token_tile(int64_t n) {
   return n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 64;
 }
 
-size_t smem_bytes(int nt) {
-  return a_bytes() + b_bytes(nt);
+size_t smem_bytes(bool f16, int nt) {
+  return a_bytes() + (f16 ? b16_bytes(nt) : b_bytes(nt));
 }
 
 struct Plan {
@@ -414,27 +639,74 @@ struct Plan {
   int splits = 1, stages_per_split = 1, stages = 1;
 };
 
+// Calls f(std::integral_constant<GgmlType, T>) for the mmq type t.
+template <class F>
+decltype(auto) with_type(GgmlType t, F&& f) {
+  switch (t) {
+    case GgmlType::kQ4_0:
+      return f(std::integral_constant<GgmlType, GgmlType::kQ4_0>{});
+    case GgmlType::kQ4_1:
+      return f(std::integral_constant<GgmlType, GgmlType::kQ4_1>{});
+    case GgmlType::kQ5_0:
+      return f(std::integral_constant<GgmlType, GgmlType::kQ5_0>{});
+    case GgmlType::kQ5_1:
+      return f(std::integral_constant<GgmlType, GgmlType::kQ5_1>{});
+    case GgmlType::kQ8_0:
+      return f(std::integral_constant<GgmlType, GgmlType::kQ8_0>{});
+    case GgmlType::kQ4_K:
+      return f(std::integral_constant<GgmlType, GgmlType::kQ4_K>{});
+    default:
+      return f(std::integral_constant<GgmlType, GgmlType::kQ5_K>{});
+  }
+}
+
+// Calls f(std::integral_constant<int, NT>) for the token tile nt.
+template <class F>
+decltype(auto) with_tile(int nt, F&& f) {
+  switch (nt) {
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    case 32:
+      return f(std::integral_constant<int, 32>{});
+    default:
+      return f(std::integral_constant<int, 64>{});
+  }
+}
+
+template <GgmlType T, int NT, bool kF16>
+constexpr auto kernel_of() {
+  if constexpr (kF16) {
+    return mmq_f16_kernel<T, NT>;
+  } else {
+    return mmq_kernel<T, NT>;
+  }
+}
+
 // Raises the kernel's dynamic shared-memory limit where it needs more than
 // the default 48 KB (once per instantiation).
-template <GgmlType T, int NT>
+template <GgmlType T, int NT, bool kF16>
 Status allow_smem() {
   static std::atomic<bool> raised{false};
-  if (smem_bytes(NT) > kDefaultSmem && !raised.load(std::memory_order_relaxed)) {
-    HEARTH_CUDA_CHECK(cudaFuncSetAttribute(mmq_kernel<T, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smem_bytes(NT))));
+  const size_t bytes = smem_bytes(kF16, NT);
+  if (bytes > kDefaultSmem && !raised.load(std::memory_order_relaxed)) {
+    HEARTH_CUDA_CHECK(cudaFuncSetAttribute(kernel_of<T, NT, kF16>(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(bytes)));
     raised.store(true, std::memory_order_relaxed);
   }
   return {};
 }
 
-// Resident blocks per SM of mmq_kernel<T, NT> (registers and shared memory), cached.
-template <GgmlType T, int NT>
+// Resident blocks per SM of the kernel (registers and shared memory), cached.
+template <GgmlType T, int NT, bool kF16>
 int resident() {
   static std::atomic<int> cached{0};
   int r = cached.load(std::memory_order_relaxed);
   if (r > 0) return r;
-  if (!allow_smem<T, NT>().ok() ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r, mmq_kernel<T, NT>, kThreads, smem_bytes(NT)) != cudaSuccess) {
+  if (!allow_smem<T, NT, kF16>().ok() ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r, kernel_of<T, NT, kF16>(), kThreads, smem_bytes(kF16, NT)) !=
+          cudaSuccess) {
     static_cast<void>(cudaGetLastError());
     r = 1;
   }
@@ -443,35 +715,20 @@ int resident() {
   return r;
 }
 
-template <GgmlType T>
-int resident_nt(int nt) {
-  return nt == 8 ? resident<T, 8>() : nt == 16 ? resident<T, 16>() : nt == 32 ? resident<T, 32>() : resident<T, 64>();
-}
-
-int resident_blocks(GgmlType t, int nt) {
-  switch (t) {
-    case GgmlType::kQ4_0:
-      return resident_nt<GgmlType::kQ4_0>(nt);
-    case GgmlType::kQ4_1:
-      return resident_nt<GgmlType::kQ4_1>(nt);
-    case GgmlType::kQ5_0:
-      return resident_nt<GgmlType::kQ5_0>(nt);
-    case GgmlType::kQ5_1:
-      return resident_nt<GgmlType::kQ5_1>(nt);
-    case GgmlType::kQ8_0:
-      return resident_nt<GgmlType::kQ8_0>(nt);
-    case GgmlType::kQ4_K:
-      return resident_nt<GgmlType::kQ4_K>(nt);
-    default:
-      return resident_nt<GgmlType::kQ5_K>(nt);
-  }
+int resident_blocks(GgmlType t, int nt, bool f16) {
+  return with_type(t, [&](auto type) {
+    return with_tile(nt, [&](auto tile) {
+      return f16 ? resident<decltype(type)::value, decltype(tile)::value, true>()
+                 : resident<decltype(type)::value, decltype(tile)::value, false>();
+    });
+  });
 }
 
 // Split-K count: the fewest splits that minimize rounds of resident blocks x
 // stages per block (+1 for the reduction when split), so a matrix of few row
 // tiles fills the GPU without a tail wave (3 splits of a 14336-row matrix
 // are 1.27 waves: 2 rounds of 3 stages; 2 splits one round of 4).
-Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes) {
+Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes, bool f16) {
   Plan p;
   p.nt = token_tile(n);
   p.token_tiles = static_cast<unsigned>((n + p.nt - 1) / p.nt);
@@ -479,7 +736,7 @@ Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes) {
   const int chunks = static_cast<int>(w.cols / 256);
   p.stages = (chunks + 1) / 2;
   const int64_t tiles = static_cast<int64_t>(p.token_tiles) * p.row_tiles;
-  const int64_t resident_all = static_cast<int64_t>(sm_count()) * resident_blocks(w.type, p.nt);
+  const int64_t resident_all = static_cast<int64_t>(sm_count()) * resident_blocks(w.type, p.nt, f16);
   const size_t per_split = static_cast<size_t>(n * w.rows) * sizeof(float);
   const int max_splits = static_cast<int>(std::min<size_t>(static_cast<size_t>(p.stages), scratch_bytes / per_split));
   int64_t best_cost = -1;
@@ -497,26 +754,13 @@ Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes) {
   return p;
 }
 
-template <GgmlType T, int NT>
+template <GgmlType T, int NT, bool kF16>
 Status launch(const MmqArgs& a, const Plan& p, cudaStream_t stream) {
-  HEARTH_CUDA_TRY((allow_smem<T, NT>()));
-  HEARTH_CUDA_CHECK(launch_pdl(mmq_kernel<T, NT>, dim3(p.token_tiles, p.row_tiles, static_cast<unsigned>(p.splits)),
-                               kThreads, smem_bytes(NT), stream, a));
-  return check_launch("mmq_kernel");
-}
-
-template <GgmlType T>
-Status launch_nt(const MmqArgs& a, const Plan& p, cudaStream_t stream) {
-  switch (p.nt) {
-    case 8:
-      return launch<T, 8>(a, p, stream);
-    case 16:
-      return launch<T, 16>(a, p, stream);
-    case 32:
-      return launch<T, 32>(a, p, stream);
-    default:
-      return launch<T, 64>(a, p, stream);
-  }
+  HEARTH_CUDA_TRY((allow_smem<T, NT, kF16>()));
+  HEARTH_CUDA_CHECK(launch_pdl(kernel_of<T, NT, kF16>(),
+                               dim3(p.token_tiles, p.row_tiles, static_cast<unsigned>(p.splits)), kThreads,
+                               smem_bytes(kF16, NT), stream, a));
+  return check_launch(kF16 ? "mmq_f16_kernel" : "mmq_kernel");
 }
 
 size_t align256(size_t n) {
@@ -542,15 +786,43 @@ bool mmq_applies(const DeviceMatrix& w) {
          reinterpret_cast<uintptr_t>(w.data) % 16 == 0 && device_has_int8_mma();
 }
 
-size_t mmq_act_bytes(int64_t n_tokens, int64_t cols) {
-  return align256(static_cast<size_t>(n_tokens * cols)) + align256(static_cast<size_t>(n_tokens * cols / 32) * 8);
+int64_t mmq_f16_min_tokens() {
+  static const int64_t n = [] {
+    const char* v = std::getenv("HEARTH_CUDA_MMQ_F16");
+    if (v == nullptr || *v == '\0') return kDefaultF16MinTokens;
+    const long long k = std::atoll(v);
+    return k <= 0 ? int64_t{-1} : std::max<int64_t>(2, k);
+  }();
+  return n;
 }
 
-Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, cudaStream_t stream) {
+MmqActivations mmq_activations(int64_t n_tokens) {
+  const int64_t from = mmq_f16_min_tokens();
+  return from > 0 && n_tokens >= from ? MmqActivations::kF16 : MmqActivations::kQ8;
+}
+
+size_t mmq_act_bytes(int64_t n_tokens, int64_t cols) {
+  const auto values = static_cast<size_t>(n_tokens * cols);
+  const size_t q8 = align256(values) + align256(values / 32 * 8);
+  const size_t f16 = align256(2 * values) + align256(static_cast<size_t>(n_tokens) * sizeof(float));
+  return std::max(q8, f16);
+}
+
+Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, cudaStream_t stream,
+                    MmqActivations kind) {
   HEARTH_CUDA_REQUIRE(x != nullptr && act != nullptr && n_tokens > 0 && cols > 0 && cols % 256 == 0);
+  if (kind == MmqActivations::kAuto) kind = mmq_activations(n_tokens);
   HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(act) % 256 == 0);
+  const auto values = static_cast<size_t>(n_tokens * cols);
+  if (kind == MmqActivations::kF16) {
+    HEARTH_CUDA_REQUIRE(n_tokens <= 0x7fffffff && reinterpret_cast<uintptr_t>(x) % 16 == 0);
+    auto* scale = reinterpret_cast<float*>(static_cast<uint8_t*>(act) + align256(2 * values));
+    HEARTH_CUDA_CHECK(launch_pdl(mmq_to_f16_kernel, dim3(static_cast<unsigned>(n_tokens)), 256, 0, stream, x, cols,
+                                 static_cast<uint2*>(act), scale));
+    return check_launch("mmq_to_f16_kernel");
+  }
   auto* codes = static_cast<uint32_t*>(act);
-  auto* ds = reinterpret_cast<float2*>(static_cast<uint8_t*>(act) + align256(static_cast<size_t>(n_tokens * cols)));
+  auto* ds = reinterpret_cast<float2*>(static_cast<uint8_t*>(act) + align256(values));
   const int64_t units = n_tokens * cols / 32;
   constexpr int kQThreads = 256;
   const auto grid =
@@ -559,17 +831,21 @@ Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, c
   return check_launch("mmq_quantize_kernel");
 }
 
-size_t mmq_scratch_bytes(const DeviceMatrix& w, int64_t n_tokens) {
-  const Plan p = plan(w, n_tokens, static_cast<size_t>(-1));
+size_t mmq_scratch_bytes(const DeviceMatrix& w, int64_t n_tokens, MmqActivations kind) {
+  if (kind == MmqActivations::kAuto) kind = mmq_activations(n_tokens);
+  const Plan p = plan(w, n_tokens, static_cast<size_t>(-1), kind == MmqActivations::kF16);
   return p.splits > 1 ? static_cast<size_t>(p.splits) * static_cast<size_t>(n_tokens * w.rows) * sizeof(float) : 0;
 }
 
 Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, const GemvEpilogue& epilogue,
-           void* scratch, size_t scratch_bytes, cudaStream_t stream) {
+           void* scratch, size_t scratch_bytes, cudaStream_t stream, MmqActivations kind) {
   HEARTH_CUDA_REQUIRE(mmq_applies(w) && act != nullptr && y != nullptr && n_tokens > 0);
   HEARTH_CUDA_REQUIRE(n_tokens <= 0x7fffffff && w.rows <= 0x7fffffff);
-  const Plan p = plan(w, n_tokens, scratch == nullptr ? 0 : scratch_bytes);
+  if (kind == MmqActivations::kAuto) kind = mmq_activations(n_tokens);
+  const bool f16 = kind == MmqActivations::kF16;
+  const Plan p = plan(w, n_tokens, scratch == nullptr ? 0 : scratch_bytes, f16);
   HEARTH_CUDA_REQUIRE(p.token_tiles <= 0x7fffffffu && p.row_tiles <= 65535u);
+  const auto values = static_cast<size_t>(n_tokens * w.cols);
   MmqArgs a{};
   a.w = static_cast<const uint8_t*>(w.data);
   a.stride = w.row_stride;
@@ -578,39 +854,19 @@ Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, c
   a.stages = p.stages;
   a.stages_per_split = p.stages_per_split;
   a.codes = static_cast<const uint8_t*>(act);
-  a.ds = reinterpret_cast<const float2*>(static_cast<const uint8_t*>(act) +
-                                         align256(static_cast<size_t>(n_tokens * w.cols)));
+  a.ds = reinterpret_cast<const float2*>(static_cast<const uint8_t*>(act) + align256(f16 ? 2 * values : values));
   a.n_tokens = n_tokens;
   a.cols = w.cols;
   a.y = y;
   a.bias = epilogue.bias;
   a.residual = epilogue.residual;
   a.partial = static_cast<float*>(scratch);
-  Status st;
-  switch (w.type) {
-    case GgmlType::kQ4_0:
-      st = launch_nt<GgmlType::kQ4_0>(a, p, stream);
-      break;
-    case GgmlType::kQ4_1:
-      st = launch_nt<GgmlType::kQ4_1>(a, p, stream);
-      break;
-    case GgmlType::kQ5_0:
-      st = launch_nt<GgmlType::kQ5_0>(a, p, stream);
-      break;
-    case GgmlType::kQ5_1:
-      st = launch_nt<GgmlType::kQ5_1>(a, p, stream);
-      break;
-    case GgmlType::kQ8_0:
-      st = launch_nt<GgmlType::kQ8_0>(a, p, stream);
-      break;
-    case GgmlType::kQ4_K:
-      st = launch_nt<GgmlType::kQ4_K>(a, p, stream);
-      break;
-    default:
-      st = launch_nt<GgmlType::kQ5_K>(a, p, stream);
-      break;
-  }
-  HEARTH_CUDA_TRY(st);
+  HEARTH_CUDA_TRY(with_type(w.type, [&](auto type) {
+    return with_tile(p.nt, [&](auto tile) {
+      return f16 ? launch<decltype(type)::value, decltype(tile)::value, true>(a, p, stream)
+                 : launch<decltype(type)::value, decltype(tile)::value, false>(a, p, stream);
+    });
+  }));
   if (p.splits <= 1) return {};
   const int64_t total = n_tokens * w.rows;
   const auto grid = static_cast<unsigned>(std::min<int64_t>((total + 255) / 256, 4096));

@@ -1,9 +1,18 @@
-// Multi-token products with 8-bit activations on the int8 tensor cores
-// ("mmq"): y[t][r] = sum_c W[r][c] x[t][c] for batches of 2 and more tokens,
-// each weight block read once per tile of up to 64 tokens and never
-// dequantized to memory (the f16 path writes and reads back the whole matrix).
+// Multi-token products of quantized weights on the tensor cores ("mmq"):
+// y[t][r] = sum_c W[r][c] x[t][c] for batches of 2 and more tokens, each
+// weight block read once per tile of up to 64 tokens and never dequantized to
+// memory (the f16 path writes and reads back the whole matrix). Two kinds of
+// activations (MmqActivations):
 //
-// Arithmetic: the one-token q8 GEMV's (gemv.h, kQ8). x is first quantized per
+// kF16: x is scaled per token by a power of two (its largest magnitude into
+// [128, 256): exact, and no f16 overflow whatever the model's activations) and
+// rounded to f16; each unit of 32 weights is decoded in shared memory to f16
+// (d q + m, one rounding: fused multiply-add of the exact integer code) and
+// multiplied on the f16 tensor cores (mma.m16n8k16, f32 accumulation), the
+// token's scale applied once at the end. Per multiply-add that is ~8x fewer
+// instructions than kQ8's per-unit f32 epilogue (docs/perf-notes.md v17).
+//
+// kQ8: the one-token q8 GEMV's arithmetic (gemv.h, kQ8). x is first quantized per
 // token and 32 values (mmq_quantize: d = amax / 127, codes rint(x 127 / amax),
 // s = d sum(codes), the same f32 operations as the GEMV's prologue); a unit's
 // weights are d_w q_w + m_w with integer codes q_w (Q4_0 q - 8, Q5_0 q - 16,
@@ -28,25 +37,38 @@ namespace hearth::kernels::cuda {
 // multiple of 256; data and row_stride 16-byte aligned.
 bool mmq_applies(const DeviceMatrix& w);
 
-// Bytes of the quantized activations of n_tokens rows of cols values
-// (cols a multiple of 256): codes then per-unit (d, s), 256-byte aligned.
+// kAuto: mmq_activations(n_tokens), the backends' choice.
+enum class MmqActivations { kAuto, kQ8, kF16 };
+
+// kF16 from mmq_f16_min_tokens() rows (HEARTH_CUDA_MMQ_F16=k: from k rows;
+// 0: never, for A/B runs), kQ8 below: with few rows the products stream the
+// weights and the int8 kernel is as fast, and a sequence's single-token
+// steps (the q8 GEMV) see the same activations as its batched ones.
+int64_t mmq_f16_min_tokens();
+MmqActivations mmq_activations(int64_t n_tokens);
+
+// Bytes of the prepared activations of n_tokens rows of cols values (cols a
+// multiple of 256), either kind: kQ8 codes then per-unit (d, s); kF16 halves
+// (in the kernel's order within each unit) then per-token scales; 256-byte
+// aligned parts.
 size_t mmq_act_bytes(int64_t n_tokens, int64_t cols);
 
-// x: [n_tokens][cols] f32 to the quantized form in act (mmq_act_bytes).
-Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, cudaStream_t stream);
+// x: [n_tokens][cols] f32 to the prepared form in act (mmq_act_bytes).
+Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, cudaStream_t stream,
+                    MmqActivations kind = MmqActivations::kAuto);
 
-// y = W x (+ bias) (+ residual) for the n_tokens rows quantized in act
-// (mmq_quantize with cols = w.cols). y: [n_tokens][w.rows] f32; residual may
+// y = W x (+ bias) (+ residual) for the n_tokens rows prepared in act
+// (mmq_quantize with cols = w.cols and the same kind). y: [n_tokens][w.rows] f32; residual may
 // alias y. scratch (may be null): split-K partial sums when the matrix has
 // too few row tiles to fill the GPU; splits are limited to what fits in
 // scratch_bytes. Deterministic for a given split count (each split sums its
 // units in order, the splits are added in order); another split count changes
 // only the f32 rounding.
 Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, const GemvEpilogue& epilogue,
-           void* scratch, size_t scratch_bytes, cudaStream_t stream);
+           void* scratch, size_t scratch_bytes, cudaStream_t stream, MmqActivations kind = MmqActivations::kAuto);
 
 // Scratch for mmq's largest useful split count at this shape.
-size_t mmq_scratch_bytes(const DeviceMatrix& w, int64_t n_tokens);
+size_t mmq_scratch_bytes(const DeviceMatrix& w, int64_t n_tokens, MmqActivations kind = MmqActivations::kAuto);
 
 // Process-wide switch for the backends (HEARTH_CUDA_MMQ=0 turns it off, for
 // A/B runs): mmq for multi-token products of at least 2 and at most

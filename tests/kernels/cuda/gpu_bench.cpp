@@ -160,10 +160,11 @@ bool bench_gemv(GgmlType type, int64_t rows, int64_t cols, int n_tokens, hc::Gem
   return st.ok();
 }
 
-// Multi-token products at one shape: mmq (quantize + int8 tensor-core
-// product, split-K scratch as the backend gives it) against the f16 path
+// Multi-token products at one shape: mmq with f16 activations (convert +
+// f16 tensor-core product) and with q8 ones (quantize + int8 tensor-core
+// product), split-K scratch as the backend gives it, against the f16 path
 // (dequantize to f16, convert x, cuBLAS), weights rotated as in bench_gemv.
-// Prints us, the weights' GB/s and the int8/f16 TOP/s of each.
+// Prints us, the weights' GB/s and the TOP/s of each.
 bool bench_mmq(GgmlType type, int64_t rows, int64_t cols, int n_tokens, cublasHandle_t handle) {
   const size_t stride = hearth::kernels::row_bytes(type, cols), bytes = stride * rows;
   const int copies = static_cast<int>(std::max<size_t>(1, (size_t{256} << 20) / bytes + 1));
@@ -179,7 +180,8 @@ bool bench_mmq(GgmlType type, int64_t rows, int64_t cols, int n_tokens, cublasHa
   }
   const hc::DeviceMatrix m0{type, w[0], rows, cols, stride};
   void *x = nullptr, *y = nullptr, *act = nullptr, *scratch = nullptr, *f16 = nullptr;
-  const size_t scratch_bytes = hc::mmq_scratch_bytes(m0, n_tokens);
+  const size_t scratch_bytes = std::max(hc::mmq_scratch_bytes(m0, n_tokens, hc::MmqActivations::kQ8),
+                                        hc::mmq_scratch_bytes(m0, n_tokens, hc::MmqActivations::kF16));
   const size_t f16_bytes = hc::matmul_f16_workspace_bytes(m0, n_tokens);
   cudaMalloc(&x, sizeof(float) * cols * n_tokens);
   cudaMalloc(&y, sizeof(float) * rows * n_tokens);
@@ -191,10 +193,11 @@ bool bench_mmq(GgmlType type, int64_t rows, int64_t cols, int n_tokens, cublasHa
   for (auto& v : hx) v = nd(rng);
   cudaMemcpy(x, hx.data(), hx.size() * sizeof(float), cudaMemcpyHostToDevice);
   hc::Status st{};
+  hc::MmqActivations kind = hc::MmqActivations::kF16;
   const auto mmq = [&](int i) {
     const hc::DeviceMatrix m{type, w[static_cast<size_t>(i % copies)], rows, cols, stride};
-    hc::Status one = hc::mmq_quantize(static_cast<float*>(x), n_tokens, cols, act, nullptr);
-    if (one.ok()) one = hc::mmq(m, act, n_tokens, static_cast<float*>(y), {}, scratch, scratch_bytes, nullptr);
+    hc::Status one = hc::mmq_quantize(static_cast<float*>(x), n_tokens, cols, act, nullptr, kind);
+    if (one.ok()) one = hc::mmq(m, act, n_tokens, static_cast<float*>(y), {}, scratch, scratch_bytes, nullptr, kind);
     if (!one.ok()) st = one;
   };
   const auto f16path = [&](int i) {
@@ -203,14 +206,16 @@ bool bench_mmq(GgmlType type, int64_t rows, int64_t cols, int n_tokens, cublasHa
         hc::matmul_f16(handle, m, static_cast<float*>(x), n_tokens, static_cast<float*>(y), f16, f16_bytes, nullptr);
     if (!one.ok()) st = one;
   };
-  const double t_mmq = time_ms(mmq, 20), t_f16 = time_ms(f16path, 10);
+  const double t_h = time_ms(mmq, 20);
+  kind = hc::MmqActivations::kQ8;
+  const double t_q = time_ms(mmq, 20), t_f16 = time_ms(f16path, 10);
   const double ops = 2.0 * static_cast<double>(rows) * static_cast<double>(cols) * n_tokens;
   std::printf(
-      "mmq %-5s %6lld x %-6lld tokens %3d  mmq %8.1f us %7.1f GB/s %6.1f TOP/s | f16+cuBLAS %8.1f us %6.1f "
-      "TOP/s | %.2fx%s\n",
+      "mmq %-5s %6lld x %-6lld tokens %3d  f16 %8.1f us %7.1f GB/s %6.1f TOP/s | q8 %8.1f us %6.1f TOP/s | "
+      "f16+cuBLAS %8.1f us %6.1f TOP/s | f16/q8 %.2fx%s\n",
       hearth::kernels::type_traits(type)->name, static_cast<long long>(rows), static_cast<long long>(cols), n_tokens,
-      t_mmq * 1e3, static_cast<double>(bytes) / (t_mmq * 1e6), ops / (t_mmq * 1e9), t_f16 * 1e3, ops / (t_f16 * 1e9),
-      t_f16 / t_mmq, st.ok() ? "" : "  (launch failed)");
+      t_h * 1e3, static_cast<double>(bytes) / (t_h * 1e6), ops / (t_h * 1e9), t_q * 1e3, ops / (t_q * 1e9),
+      t_f16 * 1e3, ops / (t_f16 * 1e9), t_q / t_h, st.ok() ? "" : "  (launch failed)");
   for (void* p : w) cudaFree(p);
   for (void* p : {x, y, act, scratch, f16}) cudaFree(p);
   return st.ok();
@@ -505,6 +510,13 @@ int main(int argc, char** argv) {
     for (const auto& [prefix, tokens] : {std::pair{0, 512}, {0, 4096}, {3584, 512}, {7680, 512}, {0, 8192}}) {
       ok = bench_prefill(prefix, tokens, f16) && ok;
     }
+    return ok ? 0 : 1;
+  }
+  if (argc == 5 && std::string(argv[1]) == "mmq") {  // one shape: mmq ROWS COLS TOKENS (Q4_0), for a profiler
+    cublasHandle_t handle = nullptr;
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return 1;
+    ok = bench_mmq(GgmlType::kQ4_0, std::atoll(argv[2]), std::atoll(argv[3]), std::atoi(argv[4]), handle);
+    cublasDestroy(handle);
     return ok ? 0 : 1;
   }
   if (argc == 2 && std::string(argv[1]) == "mmq") {  // multi-token products: mmq vs the f16 path

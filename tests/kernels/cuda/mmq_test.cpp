@@ -1,17 +1,24 @@
-// mmq (int8 tensor-core products of several tokens, mmq.h) against a scalar
-// reference: the CPU-dequantized weights dotted in double with activations
-// quantized on the host the kernel's way; every type it takes, random shapes
+// mmq (tensor-core products of several tokens, mmq.h), both kinds of
+// activations, against a scalar reference: the CPU-dequantized weights dotted
+// in double with activations prepared on the host the kernel's way (kQ8:
+// quantized per 32; kF16: scaled per token by a power of two and rounded to
+// f16, the weights rounded to f16 too); every type it takes, random shapes
 // and token counts (every token tile, partial tiles and rows, odd chunk
-// counts), with and without split-K and the bias/residual epilogue; and its
-// agreement with the one-token q8 GEMV. Outputs are poisoned with NaN.
+// counts), with and without split-K and the bias/residual epilogue; kQ8's
+// agreement with the one-token q8 GEMV; kF16's error against the exact
+// product below kQ8's, whatever the activations' magnitude. Outputs are
+// poisoned with NaN.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "cuda_test_util.h"
+#include "kernels/cpu/dequantize.h"
+#include "kernels/cpu/fp16.h"
 #include "kernels/cuda/gemv.h"
 #include "kernels/cuda/mmq.h"
 #include "q8_reference.h"
@@ -37,7 +44,7 @@ struct Ref {
   std::vector<double> y, mag;
 };
 
-Ref reference(const HostMatrix& m, const std::vector<float>& x, int64_t n) {
+Ref reference_q8(const HostMatrix& m, const std::vector<float>& x, int64_t n) {
   Ref ref;
   for (int64_t t = 0; t < n; ++t) {
     const std::vector<float> row(x.begin() + t * m.cols, x.begin() + (t + 1) * m.cols);
@@ -55,14 +62,83 @@ Ref reference(const HostMatrix& m, const std::vector<float>& x, int64_t n) {
   return ref;
 }
 
+float round_f16(float v) {
+  return fp16_to_f32(f32_to_fp16(v));
+}
+
+// The kernel's f16 weights: d code + m rounded once, with d and m as the
+// kernel has them: the file's f16 values for the legacy types (so the exact
+// weight rounded), and for Q4_K / Q5_K d sc and -dmin m (exact in f32) rounded
+// to f16 first. The K codes are recovered from the CPU values (integers).
+std::vector<float> kernel_weights_f16(const HostMatrix& m) {
+  std::vector<float> w16(m.values.size());
+  const bool k_type = m.type == GgmlType::kQ4_K || m.type == GgmlType::kQ5_K;
+  if (!k_type) {
+    for (size_t i = 0; i < w16.size(); ++i) w16[i] = round_f16(m.values[i]);
+    return w16;
+  }
+  const size_t block_bytes = m.type == GgmlType::kQ4_K ? 144 : 176;
+  for (int64_t r = 0; r < m.rows; ++r) {
+    for (int64_t c = 0; c < m.cols; ++c) {
+      const uint8_t* blk = m.bytes.data() + static_cast<size_t>(r) * m.stride + static_cast<size_t>(c / 256) * block_bytes;
+      uint16_t dh = 0, dminh = 0;
+      std::memcpy(&dh, blk, 2);
+      std::memcpy(&dminh, blk + 2, 2);
+      uint8_t sc = 0, mn = 0;
+      k_scale_min(blk + 4, static_cast<int>(c % 256 / 32), &sc, &mn);
+      const float d = fp16_to_f32(dh) * static_cast<float>(sc), off = -(fp16_to_f32(dminh) * static_cast<float>(mn));
+      const double d16 = round_f16(d), m16 = round_f16(off);
+      const double v = m.values[static_cast<size_t>(r * m.cols + c)];
+      const double code = d != 0.0f ? std::nearbyint((v - off) / d) : 0.0;
+      w16[static_cast<size_t>(r * m.cols + c)] = round_f16(static_cast<float>(code * d16 + m16));
+    }
+  }
+  return w16;
+}
+
+// kF16: each token's values times 2^(8 - e) (amax = f 2^e, f in [0.5, 1))
+// rounded to f16, the weights as the kernel has them, the sum times 2^(e - 8).
+Ref reference_f16(const HostMatrix& m, const std::vector<float>& x, int64_t n) {
+  Ref ref;
+  const std::vector<float> w16 = kernel_weights_f16(m);
+  for (int64_t t = 0; t < n; ++t) {
+    float amax = 0.0f;
+    for (int64_t c = 0; c < m.cols; ++c) amax = std::max(amax, std::fabs(x[t * m.cols + c]));
+    int e = 0;
+    if (amax > 0.0f) static_cast<void>(std::frexp(amax, &e));
+    const float up = std::ldexp(1.0f, 8 - e);
+    const double down = std::ldexp(1.0, e - 8);
+    std::vector<double> x16(static_cast<size_t>(m.cols));
+    for (int64_t c = 0; c < m.cols; ++c) x16[c] = round_f16(x[t * m.cols + c] * up);
+    for (int64_t r = 0; r < m.rows; ++r) {
+      double y = 0.0, mag = 0.0;
+      for (int64_t c = 0; c < m.cols; ++c) {
+        const double v = static_cast<double>(w16[r * m.cols + c]) * x16[c];
+        y += v;
+        mag += std::fabs(v);
+      }
+      ref.y.push_back(y * down), ref.mag.push_back(mag * down);
+    }
+  }
+  return ref;
+}
+
+Ref reference(const HostMatrix& m, const std::vector<float>& x, int64_t n, MmqActivations kind) {
+  return kind == MmqActivations::kF16 ? reference_f16(m, x, n) : reference_q8(m, x, n);
+}
+
+const char* kind_name(MmqActivations kind) {
+  return kind == MmqActivations::kF16 ? "f16" : "q8";
+}
+
 // Runs mmq (quantize + product); split: give it scratch for split-K.
 std::vector<float> run_mmq(const HostMatrix& m, const std::vector<float>& x, int64_t n, bool split,
-                           const std::vector<float>* bias, const std::vector<float>* resid) {
+                           const std::vector<float>* bias, const std::vector<float>* resid, MmqActivations kind) {
   DeviceBuffer<uint8_t> dw(m.bytes);
   DeviceBuffer<float> dx(x), dy(static_cast<size_t>(n * m.rows));
   DeviceBuffer<uint8_t> act(mmq_act_bytes(n, m.cols));
   const DeviceMatrix dm{m.type, dw.get(), m.rows, m.cols, m.stride};
-  const size_t scratch_bytes = split ? mmq_scratch_bytes(dm, n) : 0;
+  const size_t scratch_bytes = split ? mmq_scratch_bytes(dm, n, kind) : 0;
   DeviceBuffer<uint8_t> scratch(scratch_bytes);
   DeviceBuffer<float> dbias(bias != nullptr ? *bias : std::vector<float>(1));
   GemvEpilogue ep;
@@ -72,25 +148,32 @@ std::vector<float> run_mmq(const HostMatrix& m, const std::vector<float>& x, int
     ep.residual = dy.get();
   }
   EXPECT_TRUE(mmq_applies(dm));
-  EXPECT_TRUE(mmq_quantize(dx.get(), n, m.cols, act.get(), nullptr).ok());
-  const Status st = mmq(dm, act.get(), n, dy.get(), ep, split ? scratch.get() : nullptr, scratch_bytes, nullptr);
+  EXPECT_TRUE(mmq_quantize(dx.get(), n, m.cols, act.get(), nullptr, kind).ok());
+  const Status st =
+      mmq(dm, act.get(), n, dy.get(), ep, split ? scratch.get() : nullptr, scratch_bytes, nullptr, kind);
   EXPECT_TRUE(st.ok()) << describe(st);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   return dy.download();
 }
 
-void check_mmq(std::mt19937& rng, GgmlType type, int64_t rows, int64_t cols, int64_t n, bool split, bool epilogue) {
-  SCOPED_TRACE(testing::Message() << type_traits(type)->name << " rows=" << rows << " cols=" << cols << " n=" << n
-                                  << " split=" << split << " epilogue=" << epilogue);
+// kF16 bound: f32 accumulation in the tensor cores (a k16 step at a time).
+// A wrong column, unit or token is off by ~|w x| / mag = 1 / cols.
+void check_mmq(std::mt19937& rng, GgmlType type, int64_t rows, int64_t cols, int64_t n, bool split, bool epilogue,
+               MmqActivations kind) {
+  SCOPED_TRACE(testing::Message() << type_traits(type)->name << " " << kind_name(kind) << " rows=" << rows
+                                  << " cols=" << cols << " n=" << n << " split=" << split
+                                  << " epilogue=" << epilogue);
   const HostMatrix m = make_matrix(rng, type, rows, cols);
   const std::vector<float> x = random_floats(rng, n * cols);
   const std::vector<float> bias = random_floats(rng, rows), resid = random_floats(rng, n * rows);
-  const std::vector<float> y = run_mmq(m, x, n, split, epilogue ? &bias : nullptr, epilogue ? &resid : nullptr);
-  const Ref ref = reference(m, x, n);
+  const std::vector<float> y =
+      run_mmq(m, x, n, split, epilogue ? &bias : nullptr, epilogue ? &resid : nullptr, kind);
+  const Ref ref = reference(m, x, n, kind);
+  const double rel = kind == MmqActivations::kQ8 ? 2e-5 : 5e-5;
   for (int64_t i = 0; i < n * rows; ++i) {
     ASSERT_TRUE(std::isfinite(y[i])) << "output " << i << " unwritten or not finite";
     const double extra = epilogue ? static_cast<double>(bias[i % rows]) + resid[i] : 0.0;
-    ASSERT_LE(std::fabs(y[i] - extra - ref.y[i]), 2e-5 * ref.mag[i] + 1e-5)
+    ASSERT_LE(std::fabs(y[i] - extra - ref.y[i]), rel * ref.mag[i] + 1e-5)
         << "token " << i / rows << " row " << i % rows;
   }
 }
@@ -105,7 +188,9 @@ TEST(CudaMmq, EveryTypeRandomShapes) {
       const int64_t rows = std::uniform_int_distribution<int64_t>(1, 300)(rng);
       const int64_t cols = 256 * std::uniform_int_distribution<int64_t>(1, 9)(rng);  // odd chunk counts too
       const int64_t n = tokens[std::uniform_int_distribution<int>(0, 8)(rng)];
-      check_mmq(rng, type, rows, cols, n, trial % 2 == 0, trial == 1);
+      for (MmqActivations kind : {MmqActivations::kQ8, MmqActivations::kF16}) {
+        check_mmq(rng, type, rows, cols, n, trial % 2 == 0, trial == 1, kind);
+      }
     }
   }
 }
@@ -114,10 +199,51 @@ TEST(CudaMmq, EveryTypeRandomShapes) {
 TEST(CudaMmq, LlamaShapesWithSplits) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   if (!have_mma()) GTEST_SKIP() << "mmq needs compute capability 8.0 or later";
-  std::mt19937 rng(7);
-  check_mmq(rng, GgmlType::kQ4_0, 256, 4096, 16, true, true);
-  check_mmq(rng, GgmlType::kQ4_K, 200, 3584, 130, true, false);
-  check_mmq(rng, GgmlType::kQ8_0, 130, 2048, 64, false, true);
+  for (MmqActivations kind : {MmqActivations::kQ8, MmqActivations::kF16}) {
+    std::mt19937 rng(7);
+    check_mmq(rng, GgmlType::kQ4_0, 256, 4096, 16, true, true, kind);
+    check_mmq(rng, GgmlType::kQ4_K, 200, 3584, 130, true, false, kind);
+    check_mmq(rng, GgmlType::kQ8_0, 130, 2048, 64, false, true, kind);
+  }
+}
+
+// kF16 against the exact product (the CPU-dequantized weights and x itself,
+// in double): closer than kQ8 for every type, and as close with activations
+// 10^6 times larger (past f16's range unscaled) or smaller, or all zero.
+TEST(CudaMmq, HalfActivationsAreCloserToTheExactProductAtAnyMagnitude) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  if (!have_mma()) GTEST_SKIP() << "mmq needs compute capability 8.0 or later";
+  std::mt19937 rng(23);
+  const int64_t rows = 96, cols = 1024, n = 6;
+  for (GgmlType type : mmq_types()) {
+    const HostMatrix m = make_matrix(rng, type, rows, cols);
+    std::vector<float> x = random_floats(rng, n * cols);
+    for (int64_t c = 0; c < cols; ++c) {
+      x[1 * cols + c] *= 1e6f;
+      x[2 * cols + c] *= 1e-6f;
+      x[3 * cols + c] = 0.0f;
+    }
+    const std::vector<float> y16 = run_mmq(m, x, n, false, nullptr, nullptr, MmqActivations::kF16);
+    const std::vector<float> y8 = run_mmq(m, x, n, false, nullptr, nullptr, MmqActivations::kQ8);
+    for (int64_t t = 0; t < n; ++t) {
+      double err16 = 0.0, err8 = 0.0, norm = 0.0;
+      for (int64_t r = 0; r < rows; ++r) {
+        double exact = 0.0;
+        for (int64_t c = 0; c < cols; ++c) exact += static_cast<double>(m.values[r * cols + c]) * x[t * cols + c];
+        const size_t i = static_cast<size_t>(t * rows + r);
+        ASSERT_TRUE(std::isfinite(y16[i])) << type_traits(type)->name << " token " << t << " row " << r;
+        err16 += (y16[i] - exact) * (y16[i] - exact);
+        err8 += (y8[i] - exact) * (y8[i] - exact);
+        norm += exact * exact;
+      }
+      if (t == 3) {
+        EXPECT_EQ(err16, 0.0) << type_traits(type)->name << ": a zero token gives zeros";
+        continue;
+      }
+      EXPECT_LT(err16, err8) << type_traits(type)->name << " token " << t;
+      EXPECT_LT(std::sqrt(err16 / norm), 2e-3) << type_traits(type)->name << " token " << t;
+    }
+  }
 }
 
 // A token's row is the one-token q8 GEMV's up to f32 rounding: mmq of a
@@ -130,12 +256,12 @@ TEST(CudaMmq, AgreesWithTheOneTokenGemv) {
     const int64_t rows = 320, cols = 1536, n = 12;
     const HostMatrix m = make_matrix(rng, type, rows, cols);
     const std::vector<float> x = random_floats(rng, n * cols);
-    const std::vector<float> batch = run_mmq(m, x, n, true, nullptr, nullptr);
+    const std::vector<float> batch = run_mmq(m, x, n, true, nullptr, nullptr, MmqActivations::kQ8);
     DeviceBuffer<uint8_t> dw(m.bytes);
     const DeviceMatrix dm{m.type, dw.get(), m.rows, m.cols, m.stride};
     GemvOptions opt;
     opt.activations = GemvActivations::kQ8;
-    const Ref ref = reference(m, x, n);
+    const Ref ref = reference_q8(m, x, n);
     for (int64_t t = 0; t < n; ++t) {
       DeviceBuffer<float> dx(std::vector<float>(x.begin() + t * cols, x.begin() + (t + 1) * cols));
       DeviceBuffer<float> dy(static_cast<size_t>(rows));
@@ -167,6 +293,15 @@ TEST(CudaMmq, WhereItApplies) {
   DeviceMatrix unaligned = q4;
   unaligned.row_stride += 2;
   EXPECT_FALSE(mmq_applies(unaligned));
+  // f16 activations from mmq_f16_min_tokens() rows, q8 ones below.
+  const int64_t from = mmq_f16_min_tokens();
+  if (from > 0) {
+    EXPECT_EQ(mmq_activations(from), MmqActivations::kF16);
+    EXPECT_EQ(mmq_activations(64), MmqActivations::kF16);
+    EXPECT_EQ(mmq_activations(from - 1), MmqActivations::kQ8);
+  } else {
+    EXPECT_EQ(mmq_activations(64), MmqActivations::kQ8);
+  }
 }
 
 }  // namespace
