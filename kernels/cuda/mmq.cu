@@ -59,7 +59,7 @@ constexpr int kBlockRows = 16 * kWarps;
 constexpr int kStageUnits = 16;  // 512 columns: two 256-element chunks per row
 constexpr int kUnitWords = 8;    // 32 int8 codes
 constexpr size_t kDefaultSmem = 48 * 1024;
-constexpr int64_t kDefaultMaxTokens = 64;      // mmq_max_tokens() without the environment
+constexpr int64_t kDefaultMaxTokens = 64;     // mmq_max_tokens() without the environment
 constexpr int64_t kDefaultF16MinTokens = 17;  // mmq_f16_min_tokens() without the environment
 
 // Shared tile sizes (bytes) per block.
@@ -478,8 +478,8 @@ __global__ void __launch_bounds__(kThreads) mmq_f16_kernel(const MmqArgs a) {
   uint2* a_dm = dm_base + warp * (kStageUnits * 16);
   uint4* b_x = reinterpret_cast<uint4*>(reinterpret_cast<uint8_t*>(smem) + a_bytes());
   const auto* scale = reinterpret_cast<const float*>(a.ds);
-  const int m_first = kMt == 2 ? 2 * (warp % 2) : warp;   // row tile (= the warp whose A tile it is)
-  const int n_first = kMt == 2 ? (warp / 2) * kNt : 0;     // token tile
+  const int m_first = kMt == 2 ? 2 * (warp % 2) : warp;  // row tile (= the warp whose A tile it is)
+  const int n_first = kMt == 2 ? (warp / 2) * kNt : 0;   // token tile
 
   const int64_t tok0 = static_cast<int64_t>(blockIdx.x) * NT;
   const int64_t block_row0 = static_cast<int64_t>(blockIdx.y) * kBlockRows;

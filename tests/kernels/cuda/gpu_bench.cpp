@@ -214,8 +214,8 @@ bool bench_mmq(GgmlType type, int64_t rows, int64_t cols, int n_tokens, cublasHa
       "mmq %-5s %6lld x %-6lld tokens %3d  f16 %8.1f us %7.1f GB/s %6.1f TOP/s | q8 %8.1f us %6.1f TOP/s | "
       "f16+cuBLAS %8.1f us %6.1f TOP/s | f16/q8 %.2fx%s\n",
       hearth::kernels::type_traits(type)->name, static_cast<long long>(rows), static_cast<long long>(cols), n_tokens,
-      t_h * 1e3, static_cast<double>(bytes) / (t_h * 1e6), ops / (t_h * 1e9), t_q * 1e3, ops / (t_q * 1e9),
-      t_f16 * 1e3, ops / (t_f16 * 1e9), t_q / t_h, st.ok() ? "" : "  (launch failed)");
+      t_h * 1e3, static_cast<double>(bytes) / (t_h * 1e6), ops / (t_h * 1e9), t_q * 1e3, ops / (t_q * 1e9), t_f16 * 1e3,
+      ops / (t_f16 * 1e9), t_q / t_h, st.ok() ? "" : "  (launch failed)");
   for (void* p : w) cudaFree(p);
   for (void* p : {x, y, act, scratch, f16}) cudaFree(p);
   return st.ok();

@@ -80,7 +80,8 @@ std::vector<float> kernel_weights_f16(const HostMatrix& m) {
   const size_t block_bytes = m.type == GgmlType::kQ4_K ? 144 : 176;
   for (int64_t r = 0; r < m.rows; ++r) {
     for (int64_t c = 0; c < m.cols; ++c) {
-      const uint8_t* blk = m.bytes.data() + static_cast<size_t>(r) * m.stride + static_cast<size_t>(c / 256) * block_bytes;
+      const uint8_t* blk =
+          m.bytes.data() + static_cast<size_t>(r) * m.stride + static_cast<size_t>(c / 256) * block_bytes;
       uint16_t dh = 0, dminh = 0;
       std::memcpy(&dh, blk, 2);
       std::memcpy(&dminh, blk + 2, 2);
@@ -149,8 +150,7 @@ std::vector<float> run_mmq(const HostMatrix& m, const std::vector<float>& x, int
   }
   EXPECT_TRUE(mmq_applies(dm));
   EXPECT_TRUE(mmq_quantize(dx.get(), n, m.cols, act.get(), nullptr, kind).ok());
-  const Status st =
-      mmq(dm, act.get(), n, dy.get(), ep, split ? scratch.get() : nullptr, scratch_bytes, nullptr, kind);
+  const Status st = mmq(dm, act.get(), n, dy.get(), ep, split ? scratch.get() : nullptr, scratch_bytes, nullptr, kind);
   EXPECT_TRUE(st.ok()) << describe(st);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   return dy.download();
@@ -161,13 +161,11 @@ std::vector<float> run_mmq(const HostMatrix& m, const std::vector<float>& x, int
 void check_mmq(std::mt19937& rng, GgmlType type, int64_t rows, int64_t cols, int64_t n, bool split, bool epilogue,
                MmqActivations kind) {
   SCOPED_TRACE(testing::Message() << type_traits(type)->name << " " << kind_name(kind) << " rows=" << rows
-                                  << " cols=" << cols << " n=" << n << " split=" << split
-                                  << " epilogue=" << epilogue);
+                                  << " cols=" << cols << " n=" << n << " split=" << split << " epilogue=" << epilogue);
   const HostMatrix m = make_matrix(rng, type, rows, cols);
   const std::vector<float> x = random_floats(rng, n * cols);
   const std::vector<float> bias = random_floats(rng, rows), resid = random_floats(rng, n * rows);
-  const std::vector<float> y =
-      run_mmq(m, x, n, split, epilogue ? &bias : nullptr, epilogue ? &resid : nullptr, kind);
+  const std::vector<float> y = run_mmq(m, x, n, split, epilogue ? &bias : nullptr, epilogue ? &resid : nullptr, kind);
   const Ref ref = reference(m, x, n, kind);
   const double rel = kind == MmqActivations::kQ8 ? 2e-5 : 5e-5;
   for (int64_t i = 0; i < n * rows; ++i) {
