@@ -40,7 +40,15 @@ HEARTH_CUDA_MMQ_F16=2 t engine/runtime/engine_runtime_cuda_test '*OnTensorCores*
 t engine/runtime/engine_runtime_cuda_test '*Sixteen*'
 t models/cuda/models_llama_cuda_test '*Graph*'
 if [ "${MODE:-full}" = full ]; then
-  timeout 200 $B/tests/kernels/cuda/kernels_cuda_bench mmq >$OUT/mmq_bench.txt 2>&1
+  if [ "${BENCH:-all}" = short ]; then  # the 8B shapes at 16, 32 and 64 rows (Q4_0)
+    for shape in "4096 4096" "14336 4096" "4096 14336" "28672 4096"; do
+      for n in 16 32 64; do
+        timeout 30 $B/tests/kernels/cuda/kernels_cuda_bench mmq $shape $n >>$OUT/mmq_bench.txt 2>&1
+      done
+    done
+  else
+    timeout 200 $B/tests/kernels/cuda/kernels_cuda_bench mmq >$OUT/mmq_bench.txt 2>&1
+  fi
   note "kernels_cuda_bench mmq rc $?"
   cat $OUT/mmq_bench.txt | tee -a "$S"
 fi
@@ -51,7 +59,7 @@ conc() { # N F16 (HEARTH_CUDA_MMQ_F16: "" default, 0 q8 only, 2 f16 from 2 rows)
     2>>$W/err.log | python3 -c "import json,sys; j=json.load(sys.stdin); print('%.1f' % j['aggregate_decode_tps'])" 2>&1)
   note "$1 streams, HEARTH_CUDA_MMQ_F16='$2': aggregate decode $v tok/s"
 }
-for r in 1 2; do
+for r in $(seq ${ROUNDS:-2}); do
   for n in 16 64; do
     conc $n ""
     conc $n 0
