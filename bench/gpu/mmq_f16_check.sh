@@ -61,12 +61,12 @@ conc() { # N F16 (HEARTH_CUDA_MMQ_F16: "" default, 0 q8 only, 2 f16 from 2 rows)
 }
 for r in $(seq ${ROUNDS:-2}); do
   for n in 16 64; do
-    conc $n ""
+    conc $n 17
     conc $n 0
     conc $n 2
   done
 done
-for f in "" 0; do
+for f in 17 0; do
   HEARTH_CUDA_MMQ_F16=$f timeout 100 $HB concurrent $M/8b.gguf --device cuda --streams 64 --tokens 64 --profile \
     >/dev/null 2>$OUT/profile64_f16_$f.txt
   note "profile (64 streams, f16='$f'): $(head -c 1200 $OUT/profile64_f16_$f.txt | tr '\n' '|')"
@@ -104,8 +104,8 @@ import json
 for l in open('$W/lb.txt'):
     if l.startswith('{'):
         j = json.loads(l); print('llama batched pl %d: S_TG %.1f' % (j['pl'], j['speed_tg']))" | tee -a "$S"
-  conc 16 ""
-  conc 64 ""
+  conc 16 17
+  conc 64 17
 fi
 cp $W/err.log $OUT/ 2>/dev/null
 note "done"

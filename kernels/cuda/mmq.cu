@@ -60,7 +60,7 @@ constexpr int kStageUnits = 16;  // 512 columns: two 256-element chunks per row
 constexpr int kUnitWords = 8;    // 32 int8 codes
 constexpr size_t kDefaultSmem = 48 * 1024;
 constexpr int64_t kDefaultMaxTokens = 64;     // mmq_max_tokens() without the environment
-constexpr int64_t kDefaultF16MinTokens = 17;  // mmq_f16_min_tokens() without the environment
+constexpr int64_t kDefaultF16MinTokens = -1;  // mmq_f16_min_tokens() without the environment: never
 
 // Shared tile sizes (bytes) per block.
 __host__ __device__ constexpr size_t a_bytes() {
