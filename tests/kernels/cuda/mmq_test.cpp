@@ -202,6 +202,38 @@ TEST(CudaMmq, LlamaShapesWithSplits) {
     check_mmq(rng, GgmlType::kQ4_0, 256, 4096, 16, true, true, kind);
     check_mmq(rng, GgmlType::kQ4_K, 200, 3584, 130, true, false, kind);
     check_mmq(rng, GgmlType::kQ8_0, 130, 2048, 64, false, true, kind);
+    check_mmq(rng, GgmlType::kQ4_0, 200, 2048, 512, true, true, kind);  // a prompt step: 8 token tiles
+  }
+}
+
+// No drift: over a 512-token Q4_0 product the errors against the exact
+// product (double) average out; their mean, signed along each output's
+// sign, is small next to their spread (a systematic scale error would not be).
+TEST(CudaMmq, HalfActivationErrorsAreUnbiased) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  if (!have_mma()) GTEST_SKIP() << "mmq needs compute capability 8.0 or later";
+  std::mt19937 rng(31);
+  const int64_t rows = 256, cols = 2048, n = 512;
+  const HostMatrix m = make_matrix(rng, GgmlType::kQ4_0, rows, cols);
+  const std::vector<float> x = random_floats(rng, n * cols);
+  for (MmqActivations kind : {MmqActivations::kQ8, MmqActivations::kF16}) {
+    const std::vector<float> y = run_mmq(m, x, n, true, nullptr, nullptr, kind);
+    double signed_sum = 0.0, sq = 0.0, norm = 0.0;
+    for (int64_t t = 0; t < n; ++t) {
+      for (int64_t r = 0; r < rows; ++r) {
+        double exact = 0.0;
+        for (int64_t c = 0; c < cols; ++c) exact += static_cast<double>(m.values[r * cols + c]) * x[t * cols + c];
+        const double e = y[static_cast<size_t>(t * rows + r)] - exact;
+        signed_sum += exact >= 0.0 ? e : -e;
+        sq += e * e;
+        norm += exact * exact;
+      }
+    }
+    const double count = static_cast<double>(n * rows);
+    const double bias = signed_sum / count, rms = std::sqrt(sq / count);
+    std::printf("%s: rms error %.3g (relative %.3g), mean error along the sign %.3g\n", kind_name(kind), rms,
+                std::sqrt(sq / norm), bias);
+    EXPECT_LT(std::fabs(bias), 0.05 * rms) << kind_name(kind);
   }
 }
 
