@@ -9,8 +9,9 @@
 // rounded to f16; each unit of 32 weights is decoded in shared memory to f16
 // (d q + m, one rounding: fused multiply-add of the exact integer code) and
 // multiplied on the f16 tensor cores (mma.m16n8k16, f32 accumulation), the
-// token's scale applied once at the end. Per multiply-add that is ~8x fewer
-// instructions than kQ8's per-unit f32 epilogue (docs/perf-notes.md v17).
+// token's scale applied once at the end: no per-unit f32 epilogue. Measured
+// 1.0-1.1x kQ8 at 64 rows (docs/perf-notes.md v17: both are latency-bound at
+// ~7 warps per SM), so the backends use it only where asked.
 //
 // kQ8: the one-token q8 GEMV's arithmetic (gemv.h, kQ8). x is first quantized per
 // token and 32 values (mmq_quantize: d = amax / 127, codes rint(x 127 / amax),
@@ -40,10 +41,11 @@ bool mmq_applies(const DeviceMatrix& w);
 // kAuto: mmq_activations(n_tokens), the backends' choice.
 enum class MmqActivations { kAuto, kQ8, kF16 };
 
-// kF16 from mmq_f16_min_tokens() rows (HEARTH_CUDA_MMQ_F16=k: from k rows;
-// 0: never, for A/B runs), kQ8 below: with few rows the products stream the
-// weights and the int8 kernel is as fast, and a sequence's single-token
-// steps (the q8 GEMV) see the same activations as its batched ones.
+// kF16 from mmq_f16_min_tokens() rows where HEARTH_CUDA_MMQ_F16=k (k >= 2;
+// unset or 0: never, the default), kQ8 otherwise. With few rows the products
+// stream the weights and the int8 kernel is as fast, and a sequence's
+// single-token steps (the q8 GEMV) see the same activations as its batched
+// ones, so k = 17 is the useful setting (docs/perf-notes.md v17).
 int64_t mmq_f16_min_tokens();
 MmqActivations mmq_activations(int64_t n_tokens);
 
