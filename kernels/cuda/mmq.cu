@@ -47,11 +47,16 @@
 #include <cuda_fp16.h>
 
 #include "kernels/cuda/dequant_unit.cuh"
+#include "kernels/cuda/mma.cuh"
 #include "kernels/cuda/mmq.h"
+#include "kernels/cuda/mmq_units.cuh"
 #include "kernels/cuda/q8_chunk.cuh"
 
 namespace hearth::kernels::cuda {
 namespace {
+
+using mmq_units::MmqType;
+using mmq_units::WUnit;
 
 constexpr int kThreads = 128;
 constexpr int kWarps = kThreads / kWarp;
@@ -149,132 +154,6 @@ __global__ void mmq_to_f16_kernel(const float* __restrict__ x, int64_t cols, uin
   }
 }
 
-// Signed bytes v - off of the unsigned bytes v (no borrow between bytes).
-template <uint32_t kOff>
-__device__ __forceinline__ uint32_t minus_bytes(uint32_t v) {
-  return ((v | 0x80808080u) - kOff * 0x01010101u) ^ 0x80808080u;
-}
-
-// A unit of 32 weights as natural-order code words, scale and offset.
-struct WUnit {
-  uint32_t q[8];
-  float d, m;
-};
-
-template <GgmlType T>
-struct MmqType;
-
-// Legacy blocks: kBytes, the qs / qh offsets, kSub (the code offset folded
-// into signed codes, 0 for none) and kMin (a min term).
-template <int kB, int kQsOff, int kQhOff, uint32_t kSubV, bool kMinV>
-struct LegacyMmq {
-  static constexpr int kChunkBytes = 8 * kB;
-  static constexpr bool kOffset = kMinV;
-  template <int NV>
-  static __device__ __forceinline__ WUnit unit(const Chunk<NV>& c, int b) {
-    WUnit u;
-    const int o = kB * b;
-    u.d = c.half_at(o);
-    u.m = kMinV ? c.half_at(o + 2) : 0.0f;
-    const uint32_t qh = kQhOff >= 0 ? c.at(o + (kQhOff >= 0 ? kQhOff : 0)) : 0u;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const uint32_t q = c.at(o + kQsOff + 4 * i);
-      uint32_t lo = q & 0x0f0f0f0fu, hi = (q >> 4) & 0x0f0f0f0fu;
-      if constexpr (kQhOff >= 0) {
-        lo |= fifth_bits(qh >> (4 * i));
-        hi |= fifth_bits(qh >> (16 + 4 * i));
-      }
-      if constexpr (kSubV != 0) {
-        lo = minus_bytes<kSubV>(lo);
-        hi = minus_bytes<kSubV>(hi);
-      }
-      u.q[i] = lo;
-      u.q[4 + i] = hi;
-    }
-    return u;
-  }
-};
-
-template <>
-struct MmqType<GgmlType::kQ4_0> : LegacyMmq<18, 2, -1, 8, false> {};
-template <>
-struct MmqType<GgmlType::kQ4_1> : LegacyMmq<20, 4, -1, 0, true> {};
-template <>
-struct MmqType<GgmlType::kQ5_0> : LegacyMmq<22, 6, 2, 16, false> {};
-template <>
-struct MmqType<GgmlType::kQ5_1> : LegacyMmq<24, 8, 4, 0, true> {};
-
-template <>
-struct MmqType<GgmlType::kQ8_0> {
-  static constexpr int kChunkBytes = 8 * 34;
-  static constexpr bool kOffset = false;
-  template <int NV>
-  static __device__ __forceinline__ WUnit unit(const Chunk<NV>& c, int b) {
-    WUnit u;
-    const int o = 34 * b;
-    u.d = c.half_at(o);
-    u.m = 0.0f;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) u.q[i] = c.at(o + 2 + 4 * i);
-    return u;
-  }
-};
-
-// Q4_K / Q5_K: one super-block per chunk; sub-block j is unit j (see
-// gemv_q8.cu's k_chunk_dot for the layout): d sc_j, -dmin m_j.
-template <bool kFive>
-struct KMmq {
-  static constexpr int kChunkBytes = kFive ? 176 : 144;
-  static constexpr bool kOffset = true;
-  template <int NV>
-  static __device__ __forceinline__ WUnit unit(const Chunk<NV>& c, int j) {
-    constexpr int kQsWord = kFive ? 12 : 4;
-    WUnit u;
-    uint32_t isc = 0, imn = 0;
-    k_scale_min_words(c.word(1), c.word(2), c.word(3), j, &isc, &imn);
-    const uint32_t dd = c.word(0);
-    u.d = half_bits_to_float(static_cast<uint16_t>(dd & 0xffffu)) * static_cast<float>(isc);
-    u.m = -(half_bits_to_float(static_cast<uint16_t>(dd >> 16)) * static_cast<float>(imn));
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      uint32_t q = (c.word(kQsWord + 8 * (j / 2) + i) >> (4 * (j & 1))) & 0x0f0f0f0fu;
-      if constexpr (kFive) q |= ((c.word(4 + i) >> j) & 0x01010101u) << 4;
-      u.q[i] = q;
-    }
-    return u;
-  }
-};
-
-template <>
-struct MmqType<GgmlType::kQ4_K> : KMmq<false> {};
-template <>
-struct MmqType<GgmlType::kQ5_K> : KMmq<true> {};
-
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
-#else
-  *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
-#endif
-}
-
-__device__ __forceinline__ void cp_async8(void* smem, const void* gmem) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(gmem) : "memory");
-#else
-  *static_cast<uint2*>(smem) = *static_cast<const uint2*>(gmem);
-#endif
-}
-
-__device__ __forceinline__ void cp_async_wait_all() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-#endif
-}
-
 // D = A B (C = 0): A 16x32 s8 (rows g, g + 8; k 4t.., 16 + 4t..), B 32x8 s8.
 // Compute capability 8.0 and later (the host never launches mmq below it).
 __device__ __forceinline__ void mma_s8(const uint2 a_lo, const uint2 a_hi, const uint2 b, int (&d)[4]) {
@@ -296,21 +175,6 @@ __device__ __forceinline__ float small_int_to_float(int v) {
   return __int_as_float(v + 0x4b400000) - 12582912.0f;
 }
 
-// D += A B: A 16x16 f16 (registers a0a1, a2a3 rows g, g + 8 at k 2t..; a4a5,
-// a6a7 at k 2t + 8..), B 16x8 f16 (k 2t.., 2t + 8..; column g), f32 D.
-__device__ __forceinline__ void mma_f16(const uint32_t (&a)[4], uint32_t b0, uint32_t b1, float (&d)[4]) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800
-  static_cast<void>(a), static_cast<void>(b0), static_cast<void>(b1);
-  d[0] = d[1] = d[2] = d[3] = 0.0f;
-  __trap();
-#else
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#endif
-}
-
 // Two biased codes (bytes kSel of w: code + 128) as the f16 pair d code + m.
 template <uint32_t kSel>
 __device__ __forceinline__ uint32_t code_pair_f16(uint32_t w, __half2 d, __half2 m) {
@@ -318,11 +182,6 @@ __device__ __forceinline__ uint32_t code_pair_f16(uint32_t w, __half2 d, __half2
   const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&h), __float2half2_rn(1152.0f));
   const __half2 r = __hfma2(v, d, m);
   return *reinterpret_cast<const uint32_t*>(&r);
-}
-
-__device__ __forceinline__ uint32_t half2_bits(float a, float b) {
-  const __half2 h = __floats2half2_rn(a, b);
-  return *reinterpret_cast<const uint32_t*>(&h);
 }
 
 struct MmqArgs {
@@ -523,7 +382,7 @@ __global__ void __launch_bounds__(kThreads) mmq_f16_kernel(const MmqArgs a) {
         uint4* dst = reinterpret_cast<uint4*>(a_codes + (u * 16 + r) * kUnitWords);
         dst[0] = make_uint4(wu.q[0] ^ kBias, wu.q[4] ^ kBias, wu.q[1] ^ kBias, wu.q[5] ^ kBias);
         dst[1] = make_uint4(wu.q[2] ^ kBias, wu.q[6] ^ kBias, wu.q[3] ^ kBias, wu.q[7] ^ kBias);
-        a_dm[u * 16 + r] = make_uint2(half2_bits(wu.d, wu.d), half2_bits(wu.m, wu.m));
+        a_dm[u * 16 + r] = make_uint2(pack_half2(wu.d, wu.d), pack_half2(wu.m, wu.m));
       }
     }
     if (s + 1 < s_end) cur = load_w(s + 1);  // in flight during this stage's products
@@ -559,8 +418,8 @@ __global__ void __launch_bounds__(kThreads) mmq_f16_kernel(const MmqArgs a) {
         const uint4 b = b_x[(u * NT + 8 * (n_first + j) + g) * 4 + t];
 #pragma unroll
         for (int i = 0; i < kMt; ++i) {
-          mma_f16(a0[i], b.x, b.y, acc[i][j]);
-          mma_f16(a1[i], b.z, b.w, acc[i][j]);
+          mma_f16(acc[i][j], a0[i], b.x, b.y);
+          mma_f16(acc[i][j], a1[i], b.z, b.w);
         }
       }
     }
