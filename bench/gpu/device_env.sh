@@ -34,3 +34,24 @@ start_llama_build() {
     echo rc=\$? >/tmp/llama.done" >/dev/null 2>&1 &
   echo "llama.cpp build started in the background"
 }
+
+# Waits for start_llama_build (up to LLAMA_WAIT seconds since the script
+# started, default 480), then runs llama-batched-bench at 16 and 64
+# sequences (prompt 128, 128 generated, flash attention) on the file $1 and
+# notes S_TG of each. Returns 1 where llama.cpp is not built.
+llama_batched() {
+  while [ ! -f /tmp/llama.done ] && [ $(($(date +%s) - t0)) -lt ${LLAMA_WAIT:-480} ]; do sleep 2; done
+  note "llama.cpp: $(cat /tmp/llama.done 2>/dev/null || echo not built)"
+  [ -x /tmp/llama/b/bin/llama-batched-bench ] || return 1
+  local fa
+  for fa in "-fa on" "-fa"; do
+    timeout 90 /tmp/llama/b/bin/llama-batched-bench -m "$1" -ngl 99 $fa -c 20480 -npp 128 -ntg 128 -npl 16,64 \
+      --output-format jsonl >$W/lb.txt 2>>$W/err.log
+    grep -q '^{' $W/lb.txt && break
+  done
+  python3 -c "
+import json
+for l in open('$W/lb.txt'):
+    if l.startswith('{'):
+        j = json.loads(l); print('llama batched pl %d: S_TG %.1f' % (j['pl'], j['speed_tg']))" | tee -a "$S"
+}

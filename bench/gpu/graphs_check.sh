@@ -47,19 +47,7 @@ done
 HEARTH_CUDA_GRAPH_WIDE=0 timeout 100 $HB concurrent $M/8b.gguf --device cuda --streams 64 --tokens 64 --profile \
   >/dev/null 2>$OUT/profile64_eager.txt
 note "profile (64 streams, eager steps): $(head -c 1500 $OUT/profile64_eager.txt | tr '\n' '|')"
-while [ ! -f /tmp/llama.done ] && [ $(($(date +%s) - t0)) -lt ${LLAMA_WAIT:-420} ]; do sleep 2; done
-note "llama.cpp: $(cat /tmp/llama.done 2>/dev/null || echo not built)"
-if [ -x /tmp/llama/b/bin/llama-batched-bench ]; then
-  for fa in "-fa on" "-fa"; do
-    timeout 90 /tmp/llama/b/bin/llama-batched-bench -m $M/8b.gguf -ngl 99 $fa -c 20480 -npp 128 -ntg 128 -npl 16,64 \
-      --output-format jsonl >$W/lb.txt 2>>$W/err.log
-    grep -q '^{' $W/lb.txt && break
-  done
-  python3 -c "
-import json
-for l in open('$W/lb.txt'):
-    if l.startswith('{'):
-        j = json.loads(l); print('llama batched pl %d: S_TG %.1f' % (j['pl'], j['speed_tg']))" | tee -a "$S"
+if llama_batched $M/8b.gguf; then
   conc 16 1
   conc 64 1
 fi

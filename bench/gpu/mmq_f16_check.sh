@@ -91,19 +91,7 @@ if [ "${MODE:-full}" = full ]; then
     note "ppl llama-1b Q4_0 $1 mmq_max=$2 f16='$3': $(echo "$r" | cut -c1-120)"
   done
 fi
-while [ ! -f /tmp/llama.done ] && [ $(($(date +%s) - t0)) -lt ${LLAMA_WAIT:-480} ]; do sleep 2; done
-note "llama.cpp: $(cat /tmp/llama.done 2>/dev/null || echo not built)"
-if [ -x /tmp/llama/b/bin/llama-batched-bench ]; then
-  for fa in "-fa on" "-fa"; do
-    timeout 90 /tmp/llama/b/bin/llama-batched-bench -m $M/8b.gguf -ngl 99 $fa -c 20480 -npp 128 -ntg 128 -npl 16,64 \
-      --output-format jsonl >$W/lb.txt 2>>$W/err.log
-    grep -q '^{' $W/lb.txt && break
-  done
-  python3 -c "
-import json
-for l in open('$W/lb.txt'):
-    if l.startswith('{'):
-        j = json.loads(l); print('llama batched pl %d: S_TG %.1f' % (j['pl'], j['speed_tg']))" | tee -a "$S"
+if llama_batched $M/8b.gguf; then
   conc 16 17
   conc 64 17
 fi
