@@ -5,11 +5,11 @@
 # warm machine), builds Hearth's engine-only targets in /tmp/bgpu, runs the
 # mmq kernel tests (both kinds), the 16-stream batch-vs-solo engine tests and
 # the graph tests, the mmq micro-benchmark (f16 / q8 / f16 path + cuBLAS),
-# hearth-bench concurrent at 16 and 64 streams with HEARTH_CUDA_MMQ_F16 unset
-# (the default), 0 (q8 only) and 2 (f16 from 2 rows) interleaved twice, a
+# hearth-bench concurrent at 16 and 64 streams with HEARTH_CUDA_MMQ_F16=17
+# (f16 from 17 rows), 0 (q8 only) and 2 (f16 from 2 rows) interleaved, a
 # --profile at 64 streams, ncu sections of both kernels at 14336 x 4096 x 64
-# (where ncu exists), perplexity of a synthetic llama-1b Q4_0 file on the CPU
-# and on CUDA with every product through mmq (each kind) or the f16 path, and
+# (where ncu exists), perplexity of a synthetic llama-1b Q4_0 file on CUDA
+# with every product through mmq (each kind) or the f16 path, and
 # llama-batched-bench at 16 and 64 once llama.cpp's build is done.
 # Needs PCRE2 in .deps/pcre2 (merged_check.sh). MODE=quick skips the
 # micro-benchmark and the perplexity.

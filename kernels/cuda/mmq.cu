@@ -201,6 +201,20 @@ struct MmqArgs {
   float* partial;  // [splits][n_tokens][rows], used when gridDim.z > 1
 };
 
+// One output of either kernel: to the split's partial sums, or + bias and
+// residual (which may alias y) to y.
+__device__ __forceinline__ void store_output(const MmqArgs& a, int64_t tok, int64_t row, float v) {
+  if (tok >= a.n_tokens || row >= a.rows) return;
+  const size_t at = static_cast<size_t>(tok) * static_cast<size_t>(a.rows) + static_cast<size_t>(row);
+  if (gridDim.z > 1) {
+    a.partial[static_cast<size_t>(blockIdx.z) * static_cast<size_t>(a.n_tokens * a.rows) + at] = v;
+    return;
+  }
+  if (a.bias != nullptr) v += a.bias[row];
+  if (a.residual != nullptr) v += a.residual[at];
+  a.y[at] = v;
+}
+
 template <GgmlType T, int NT>
 __global__ void __launch_bounds__(kThreads) mmq_kernel(const MmqArgs a) {
   using Tr = MmqType<T>;
@@ -294,23 +308,10 @@ __global__ void __launch_bounds__(kThreads) mmq_kernel(const MmqArgs a) {
       }
     }
   }
-  const bool split = gridDim.z > 1;
 #pragma unroll
   for (int j = 0; j < kTiles; ++j) {
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int64_t tok = tok0 + 8 * j + 2 * t + (e & 1), row = row0 + g + 8 * (e >> 1);
-      if (tok >= a.n_tokens || row >= a.rows) continue;
-      const size_t at = static_cast<size_t>(tok) * static_cast<size_t>(a.rows) + static_cast<size_t>(row);
-      if (split) {
-        a.partial[static_cast<size_t>(blockIdx.z) * static_cast<size_t>(a.n_tokens * a.rows) + at] = acc[j][e];
-      } else {
-        float v = acc[j][e];
-        if (a.bias != nullptr) v += a.bias[row];
-        if (a.residual != nullptr) v += a.residual[at];
-        a.y[at] = v;
-      }
-    }
+    for (int e = 0; e < 4; ++e) store_output(a, tok0 + 8 * j + 2 * t + (e & 1), row0 + g + 8 * (e >> 1), acc[j][e]);
   }
 }
 
@@ -424,7 +425,6 @@ __global__ void __launch_bounds__(kThreads) mmq_f16_kernel(const MmqArgs a) {
       }
     }
   }
-  const bool split = gridDim.z > 1;
 #pragma unroll
   for (int i = 0; i < kMt; ++i) {
 #pragma unroll
@@ -433,17 +433,7 @@ __global__ void __launch_bounds__(kThreads) mmq_f16_kernel(const MmqArgs a) {
       for (int e = 0; e < 4; ++e) {
         const int64_t tok = tok0 + 8 * (n_first + j) + 2 * t + (e & 1);
         const int64_t row = block_row0 + 16 * (m_first + i) + g + 8 * (e >> 1);
-        if (tok >= a.n_tokens || row >= a.rows) continue;
-        const size_t at = static_cast<size_t>(tok) * static_cast<size_t>(a.rows) + static_cast<size_t>(row);
-        const float v0 = acc[i][j][e] * scale[tok];
-        if (split) {
-          a.partial[static_cast<size_t>(blockIdx.z) * static_cast<size_t>(a.n_tokens * a.rows) + at] = v0;
-        } else {
-          float v = v0;
-          if (a.bias != nullptr) v += a.bias[row];
-          if (a.residual != nullptr) v += a.residual[at];
-          a.y[at] = v;
-        }
+        if (tok < a.n_tokens) store_output(a, tok, row, acc[i][j][e] * scale[tok]);  // scale: only real tokens
       }
     }
   }
