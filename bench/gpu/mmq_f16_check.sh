@@ -1,15 +1,18 @@
 #!/bin/bash
-# One device call for issue 20, v17: mmq with f16 activations on the f16
-# tensor cores (kernels/cuda/mmq.cu, mmq_f16_kernel) against the int8 one.
+# One device call for issue 20, v17/v18: mmq with f16 activations on the f16
+# tensor cores (v18: kernels/cuda/mmq_f16.cu, weights streamed by bulk copies)
+# against the int8 one.
 # Starts llama.cpp's build in the background (for a later call on the same
 # warm machine), builds Hearth's engine-only targets in /tmp/bgpu, runs the
-# mmq kernel tests (both kinds), the 16-stream batch-vs-solo engine tests and
+# mmq kernel tests (both kinds), the GEMV tests (the staged one shares the
+# bulk copies), the 16-stream batch-vs-solo engine tests and
 # the graph tests, the mmq micro-benchmark (f16 / q8 / f16 path + cuBLAS),
 # hearth-bench concurrent at 16 and 64 streams with HEARTH_CUDA_MMQ_F16=17
 # (f16 from 17 rows), 0 (q8 only) and 2 (f16 from 2 rows) interleaved, a
 # --profile at 64 streams, ncu sections of both kernels at 14336 x 4096 x 64
 # (where ncu exists), perplexity of a synthetic llama-1b Q4_0 file on CUDA
-# with every product through mmq (each kind) or the f16 path, and
+# with every product through mmq (each kind, windows of 512 and 64) or the
+# f16 path, and
 # llama-batched-bench at 16 and 64 once llama.cpp's build is done.
 # Needs PCRE2 in .deps/pcre2 (merged_check.sh). MODE=quick skips the
 # micro-benchmark and the perplexity.
@@ -36,6 +39,7 @@ t() { # BINARY FILTER
   cat $W/t.log >>$OUT/tests.log
 }
 t kernels/cuda/kernels_cuda_test 'CudaMmq*'
+t kernels/cuda/kernels_cuda_test 'CudaGemv*'
 HEARTH_CUDA_MMQ_F16=2 t engine/runtime/engine_runtime_cuda_test '*OnTensorCores*'
 t engine/runtime/engine_runtime_cuda_test '*Sixteen*'
 t models/cuda/models_llama_cuda_test '*Graph*'
@@ -83,12 +87,14 @@ else
 fi
 if [ "${MODE:-full}" = full ]; then
   head -c 8000 tests/peer/data/public_domain.txt >$W/ppl.txt
-  # Every product of the 512-token windows through mmq (HEARTH_CUDA_MMQ_MAX_TOKENS=512), each kind, and the f16 path.
-  for run in "cuda 512 2" "cuda 512 0" "cuda 64 ''"; do
-    eval set -- $run
-    r=$(HEARTH_CUDA_MMQ_MAX_TOKENS=$2 HEARTH_CUDA_MMQ_F16=$3 timeout 100 $CLI perplexity $M/1b.gguf --file $W/ppl.txt \
-      --ctx 512 --device $1 --threads 16 --json 2>>$W/err.log | tail -1)
-    note "ppl llama-1b Q4_0 $1 mmq_max=$2 f16='$3': $(echo "$r" | cut -c1-120)"
+  # Every product of the windows through mmq (HEARTH_CUDA_MMQ_MAX_TOKENS=512), each kind, and the f16 path.
+  for ctx in 512 64; do
+    for run in "1 2" "1 0" "0 0"; do
+      set -- $run
+      r=$(HEARTH_CUDA_MMQ=$1 HEARTH_CUDA_MMQ_MAX_TOKENS=512 HEARTH_CUDA_MMQ_F16=$2 timeout 60 $CLI perplexity $M/1b.gguf \
+        --file $W/ppl.txt --ctx $ctx --device cuda --json 2>>$W/err.log | tail -1)
+      note "ppl llama-1b Q4_0 ctx $ctx mmq=$1 f16=$2: $(echo "$r" | python3 -c 'import json,sys; print(json.load(sys.stdin)["perplexity"])' 2>&1)"
+    done
   done
 fi
 if llama_batched $M/8b.gguf; then

@@ -101,6 +101,30 @@ inline int device_cc_major() {
   return major;
 }
 
+// Host side: the current device's figures that size grids and shared-memory
+// stages, read once (zeros where a query fails).
+struct DeviceLimits {
+  int sms = 0, major = 0, smem_block = 0, smem_sm = 0, smem_reserved = 0;
+};
+
+inline const DeviceLimits& device_limits() {
+  static const DeviceLimits lim = [] {
+    DeviceLimits l;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&l.sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&l.major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&l.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&l.smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&l.smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) != cudaSuccess) {
+      static_cast<void>(cudaGetLastError());
+      return DeviceLimits{};
+    }
+    return l;
+  }();
+  return lim;
+}
+
 // Host side: whether kernels that wait with pdl_wait are launched with the
 // programmatic-serialization attribute (their weight loads overlap the end of
 // the kernel before). Hopper and later; off with HEARTH_CUDA_PDL=0 (A/B

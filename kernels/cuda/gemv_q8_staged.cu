@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "kernels/cuda/bulk_copy.cuh"
 #include "kernels/cuda/gemv_q8_common.cuh"
 
 namespace hearth::kernels::cuda::q8 {
@@ -27,36 +28,6 @@ constexpr int kMaxStages = 8;
 constexpr int kBarBytes = 8 * kMaxStages;
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void mbar_init(uint32_t bar) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
-}
-
-__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ bool mbar_try_wait(uint32_t bar, uint32_t parity) {
-  uint32_t done = 0;
-  asm volatile(
-      "{\n\t.reg .pred p;\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-      "selp.u32 %0, 1, 0, p;\n\t}"
-      : "=r"(done)
-      : "r"(bar), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-
-__device__ __forceinline__ void bulk_copy(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-               "l"(src), "r"(bytes), "r"(bar)
-               : "memory");
-}
-
 // Rows [r0, r0 + kRowsPerGroup) of the concatenated matrices (clipped to
 // mats.rows) into the stage at dst, completing on bar. One thread.
 template <GgmlType T, int kRowsPerGroup>
@@ -76,7 +47,7 @@ __device__ __forceinline__ void issue_group(const Q8Mats& mats, int chunks, int6
     }
   }
   mbar_expect_tx(bar, total);
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the stage's earlier generic reads first
+  fence_proxy_async();  // the stage's earlier generic reads first
   start = 0;
   uint32_t off = 0;
 #pragma unroll
@@ -129,14 +100,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint32_t* xq = reinterpret_cast<uint32_t*>(stage0 + static_cast<size_t>(stages) * stage_bytes);
   float2* ds = reinterpret_cast<float2*>(xq + chunks * kXWordsPerChunk);
   int2* hs = reinterpret_cast<int2*>(ds + chunks * kDsPerChunk);  // Tr::kHalves only
-  const uint32_t bars = smem_u32(base), stages_u32 = smem_u32(stage0);
+  const uint32_t bars = shared_addr(base), stages_u32 = shared_addr(stage0);
   const int j = static_cast<int>(threadIdx.x) % L, sub = static_cast<int>(threadIdx.x) / L;
   const int64_t groups = (mats.rows + kRowsPerGroup - 1) / kRowsPerGroup;
   // This block's groups: blockIdx.x, + gridDim.x, ... (the grid is at most `groups`).
   const int mine = static_cast<int>((groups - blockIdx.x + gridDim.x - 1) / gridDim.x);
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) mbar_init(bars + 8 * s);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    mbar_init_fence();
     for (int k = 0; k < stages && k < mine; ++k) {
       const int64_t g = blockIdx.x + static_cast<int64_t>(k) * gridDim.x;
       issue_group<T, kRowsPerGroup>(mats, chunks, g * kRowsPerGroup, stages_u32 + k * stage_bytes, bars + 8 * k);
@@ -152,8 +123,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const bool live = row < mats.rows;
     int mk = 0;
     const uint32_t off = live ? stage_offset(mats, r0, &row, &mk) : 0u;
-    while (!mbar_try_wait(bars + 8 * s, static_cast<uint32_t>(k / stages) & 1u)) {
-    }
+    mbar_wait(bars + 8 * s, static_cast<uint32_t>(k / stages) & 1u);
     float acc = 0.0f;
     if (live) {
       const uint8_t* r = stage0 + static_cast<size_t>(s) * stage_bytes + off;
@@ -181,29 +151,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   static_cast<void>(mats), static_cast<void>(chunks), static_cast<void>(in), static_cast<void>(stages),
       static_cast<void>(stage_bytes);
 #endif
-}
-
-// The current device's figures the staged kernel is sized by, read once
-// (zeros where a query fails: staging then never applies).
-struct DeviceLimits {
-  int sms = 0, major = 0, smem_block = 0, smem_sm = 0;
-};
-
-const DeviceLimits& device_limits() {
-  static const DeviceLimits lim = [] {
-    DeviceLimits l;
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&l.sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&l.major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&l.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&l.smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess) {
-      static_cast<void>(cudaGetLastError());
-      return DeviceLimits{};
-    }
-    return l;
-  }();
-  return lim;
 }
 
 // Staging: the option, else HEARTH_CUDA_GEMV_STAGED (0 off, 1 the default

@@ -1,4 +1,5 @@
-// Multi-token 8-bit-activation products on the int8 tensor cores (mmq.h).
+// Multi-token 8-bit-activation products on the int8 tensor cores (mmq.h),
+// and the entry points of both kinds.
 //
 // Work split. A block of 4 warps computes 64 weight rows (16 per warp: one
 // m16 tile) x NT tokens (NT / 8 n8 tiles) over a range of "stages" of 512
@@ -22,17 +23,8 @@
 // writes its partial sums to scratch; a second kernel adds the splits in
 // order plus bias and residual. Without splits the epilogue is fused.
 //
-// f16 activations (mmq_f16_kernel): the same split of work and the same
-// weight stages (codes and (d, m) in the warp's shared tile, biased by 128),
-// the tokens' f16 values through shared memory in the same pair order (a
-// 16-byte piece per lane: an mma's two B registers for each of a unit's two
-// k16 halves). Per unit a lane turns its rows' codes into f16 A fragments
-// (byte permute into 1024 + code + 128, subtract 1152: exact; times d plus m:
-// one fused rounding), then NT / 8 x 2 mma.m16n8k16 accumulate in f32 in the
-// tensor cores. Which of a unit's 32 columns is which k of the mma does not
-// matter as long as A and B agree: lane t's A registers hold columns 4t ..
-// 4t + 3 (k 2t, 2t + 1, 2t + 8, 2t + 9) and 16 + 4t .. (the second mma), the
-// same columns its B piece holds.
+// f16 activations: mmq_f16.cu (its own kernel, sm_90+); this file plans and
+// launches both.
 //
 // Arithmetic per output: a unit's int32 dot (exact), converted to f32 exactly
 // (|sumi| < 2^22: the 1.5 * 2^23 trick), times (d_w d_x), plus m_w s_x for
@@ -41,20 +33,22 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
-#include <type_traits>
 #include <utility>
-
-#include <cuda_fp16.h>
 
 #include "kernels/cuda/dequant_unit.cuh"
 #include "kernels/cuda/mma.cuh"
 #include "kernels/cuda/mmq.h"
+#include "kernels/cuda/mmq_args.cuh"
 #include "kernels/cuda/mmq_units.cuh"
 #include "kernels/cuda/q8_chunk.cuh"
 
 namespace hearth::kernels::cuda {
 namespace {
 
+using mmq_detail::MmqArgs;
+using mmq_detail::store_output;
+using mmq_detail::with_tile;
+using mmq_detail::with_type;
 using mmq_units::MmqType;
 using mmq_units::WUnit;
 
@@ -74,11 +68,6 @@ __host__ __device__ constexpr size_t a_bytes() {
 __host__ __device__ constexpr size_t b_bytes(int nt) {
   return static_cast<size_t>(nt) * kStageUnits * (4 * kUnitWords + 8);
 }
-// f16 activations: per token and unit 32 halves.
-__host__ __device__ constexpr size_t b16_bytes(int nt) {
-  return static_cast<size_t>(nt) * kStageUnits * 64;
-}
-
 // x -> codes in pair order, (d, s) per unit. One warp per unit of 32 values;
 // the f32 operations of gemv_q8.cu's quantize_unit (amax exact in any order,
 // id = 127 / amax, codes rint(x id), d = amax / 127, s = d * sum(codes)).
@@ -113,47 +102,6 @@ __global__ void mmq_quantize_kernel(const float* __restrict__ x, int64_t units, 
   }
 }
 
-// x -> f16 halves per token: scaled by 2^(8 - e) where amax = m 2^e, m in
-// [0.5, 1) (so the largest magnitude lands in [128, 256), exactly), in pair
-// order within each unit of 32 (groups of 4 values 0, 4, 1, 5, 2, 6, 3, 7);
-// scale[t] = 2^(e - 8) undoes it. One block per token.
-__global__ void mmq_to_f16_kernel(const float* __restrict__ x, int64_t cols, uint2* __restrict__ out,
-                                  float* __restrict__ scale) {
-  pdl_launch_dependents();
-  pdl_wait();
-  __shared__ float part[32];
-  const int64_t tok = blockIdx.x;
-  const float4* row = reinterpret_cast<const float4*>(x + tok * cols);
-  const int64_t groups = cols / 4;
-  float amax = 0.0f;
-  for (int64_t i = threadIdx.x; i < groups; i += blockDim.x) {
-    const float4 v = row[i];
-    amax = fmaxf(amax, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
-  }
-  amax = warp_max(amax);
-  if (threadIdx.x % kWarp == 0) part[threadIdx.x / kWarp] = amax;
-  __syncthreads();
-  if (threadIdx.x < kWarp) {
-    float v = threadIdx.x < blockDim.x / kWarp ? part[threadIdx.x] : 0.0f;
-    v = warp_max(v);
-    if (threadIdx.x == 0) part[0] = v;
-  }
-  __syncthreads();
-  amax = part[0];
-  int e = 0;
-  if (amax > 0.0f && isfinite(amax)) static_cast<void>(frexpf(amax, &e));
-  const float up = ldexpf(1.0f, 8 - e);
-  if (threadIdx.x == 0) scale[tok] = ldexpf(1.0f, e - 8);
-  uint2* dst = out + tok * groups;
-  for (int64_t i = threadIdx.x; i < groups; i += blockDim.x) {
-    const float4 v = row[i];
-    const int ng = static_cast<int>(i % 8);  // natural group of the unit
-    const __half2 lo = __floats2half2_rn(v.x * up, v.y * up), hi = __floats2half2_rn(v.z * up, v.w * up);
-    dst[i / 8 * 8 + 2 * (ng % 4) + ng / 4] =
-        make_uint2(*reinterpret_cast<const uint32_t*>(&lo), *reinterpret_cast<const uint32_t*>(&hi));
-  }
-}
-
 // D = A B (C = 0): A 16x32 s8 (rows g, g + 8; k 4t.., 16 + 4t..), B 32x8 s8.
 // Compute capability 8.0 and later (the host never launches mmq below it).
 __device__ __forceinline__ void mma_s8(const uint2 a_lo, const uint2 a_hi, const uint2 b, int (&d)[4]) {
@@ -173,46 +121,6 @@ __device__ __forceinline__ void mma_s8(const uint2 a_lo, const uint2 a_hi, const
 // An int32 of magnitude < 2^22 as f32, exactly: 1.5 * 2^23 + v has ulp 1.
 __device__ __forceinline__ float small_int_to_float(int v) {
   return __int_as_float(v + 0x4b400000) - 12582912.0f;
-}
-
-// Two biased codes (bytes kSel of w: code + 128) as the f16 pair d code + m.
-template <uint32_t kSel>
-__device__ __forceinline__ uint32_t code_pair_f16(uint32_t w, __half2 d, __half2 m) {
-  const uint32_t h = __byte_perm(w, 0x64646464u, kSel);  // 1024 + code + 128, exact
-  const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&h), __float2half2_rn(1152.0f));
-  const __half2 r = __hfma2(v, d, m);
-  return *reinterpret_cast<const uint32_t*>(&r);
-}
-
-struct MmqArgs {
-  const uint8_t* w;
-  size_t stride;
-  int64_t rows;
-  int chunks;  // per row (cols / 256)
-  int stages;  // ceil(chunks / 2)
-  int stages_per_split;
-  const uint8_t* codes;  // [n_tokens][cols] bytes (f16: [n_tokens][cols] halves)
-  const float2* ds;      // [n_tokens][cols / 32] (f16: float scale[n_tokens])
-  int64_t n_tokens;
-  int64_t cols;
-  float* y;
-  const float* bias;
-  const float* residual;
-  float* partial;  // [splits][n_tokens][rows], used when gridDim.z > 1
-};
-
-// One output of either kernel: to the split's partial sums, or + bias and
-// residual (which may alias y) to y.
-__device__ __forceinline__ void store_output(const MmqArgs& a, int64_t tok, int64_t row, float v) {
-  if (tok >= a.n_tokens || row >= a.rows) return;
-  const size_t at = static_cast<size_t>(tok) * static_cast<size_t>(a.rows) + static_cast<size_t>(row);
-  if (gridDim.z > 1) {
-    a.partial[static_cast<size_t>(blockIdx.z) * static_cast<size_t>(a.n_tokens * a.rows) + at] = v;
-    return;
-  }
-  if (a.bias != nullptr) v += a.bias[row];
-  if (a.residual != nullptr) v += a.residual[at];
-  a.y[at] = v;
 }
 
 template <GgmlType T, int NT>
@@ -315,130 +223,6 @@ __global__ void __launch_bounds__(kThreads) mmq_kernel(const MmqArgs a) {
   }
 }
 
-template <GgmlType T, int NT>
-__global__ void __launch_bounds__(kThreads) mmq_f16_kernel(const MmqArgs a) {
-  using Tr = MmqType<T>;
-  constexpr int kNV = Tr::kChunkBytes / 16;
-  constexpr int kTiles = NT / 8;
-  // Products: with 2+ token tiles a warp takes 2 row tiles x half the token
-  // tiles (32 x NT / 2: each B piece read from shared memory feeds 2 row
-  // tiles, each A fragment NT / 16 token tiles); with one, its own row tile.
-  constexpr int kMt = kTiles >= 2 ? 2 : 1;
-  constexpr int kNt = kTiles / kMt;
-  constexpr uint32_t kBias = 0x80808080u;
-  extern __shared__ uint4 smem[];
-  const int warp = static_cast<int>(threadIdx.x) / kWarp, lane = static_cast<int>(threadIdx.x) % kWarp;
-  const int g = lane / 4, t = lane % 4;
-  // Shared: per warp A codes [16 units][16 rows][8 words] and A (d d, m m)
-  // half pairs [16 units][16 rows] (the warp's 16 rows, written by it); then
-  // B [16 units][NT][4 x 16 bytes].
-  uint32_t* const codes_base = reinterpret_cast<uint32_t*>(smem);
-  uint2* const dm_base = reinterpret_cast<uint2*>(codes_base + kWarps * kStageUnits * 16 * kUnitWords);
-  uint32_t* a_codes = codes_base + warp * (kStageUnits * 16 * kUnitWords);
-  uint2* a_dm = dm_base + warp * (kStageUnits * 16);
-  uint4* b_x = reinterpret_cast<uint4*>(reinterpret_cast<uint8_t*>(smem) + a_bytes());
-  const auto* scale = reinterpret_cast<const float*>(a.ds);
-  const int m_first = kMt == 2 ? 2 * (warp % 2) : warp;  // row tile (= the warp whose A tile it is)
-  const int n_first = kMt == 2 ? (warp / 2) * kNt : 0;   // token tile
-
-  const int64_t tok0 = static_cast<int64_t>(blockIdx.x) * NT;
-  const int64_t block_row0 = static_cast<int64_t>(blockIdx.y) * kBlockRows;
-  const int s_begin = static_cast<int>(blockIdx.z) * a.stages_per_split;
-  const int s_end = min(a.stages, s_begin + a.stages_per_split);
-  const int64_t my_row = min(block_row0 + 16 * warp + (lane & 15), a.rows - 1);  // clamped: computed, never stored
-  const uint8_t* my_w = a.w + static_cast<size_t>(my_row) * a.stride;
-  const int half = lane >> 4;
-
-  float acc[kMt][kNt][4];
-#pragma unroll
-  for (int i = 0; i < kMt; ++i) {
-#pragma unroll
-    for (int j = 0; j < kNt; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
-  }
-
-  const auto load_w = [&](int s) {
-    const int c = min(2 * s + half, a.chunks - 1);  // a clamped chunk is loaded, never used
-    return load_chunk<kNV>(my_w + static_cast<size_t>(c) * Tr::kChunkBytes);
-  };
-  Chunk<kNV> cur = load_w(s_begin);
-  pdl_launch_dependents();
-  pdl_wait();  // the activations (and the residual) come from the kernels before
-  for (int s = s_begin; s < s_end; ++s) {
-    const int units = min(kStageUnits, 8 * (a.chunks - 2 * s));  // 8 or 16
-    __syncthreads();                                             // every warp is done with the last stage's tiles
-    // B: NT tokens x units x 64 bytes (one token's stage is 1 KB in memory).
-    for (int i = static_cast<int>(threadIdx.x); i < NT * 4 * kStageUnits; i += kThreads) {
-      const int tok = i / (4 * kStageUnits), part = i % (4 * kStageUnits), u = part / 4;
-      if (u >= units) continue;
-      const int64_t gt = min(tok0 + tok, a.n_tokens - 1);
-      cp_async16(b_x + (u * NT + tok) * 4 + part % 4,
-                 a.codes + (static_cast<size_t>(gt) * static_cast<size_t>(a.cols) + static_cast<size_t>(s) * 512) * 2 +
-                     16 * part);
-    }
-    if (2 * s + half < a.chunks) {
-#pragma unroll
-      for (int b = 0; b < 8; ++b) {
-        const WUnit wu = Tr::unit(cur, b);
-        const int u = 8 * half + b, r = lane & 15;
-        uint4* dst = reinterpret_cast<uint4*>(a_codes + (u * 16 + r) * kUnitWords);
-        dst[0] = make_uint4(wu.q[0] ^ kBias, wu.q[4] ^ kBias, wu.q[1] ^ kBias, wu.q[5] ^ kBias);
-        dst[1] = make_uint4(wu.q[2] ^ kBias, wu.q[6] ^ kBias, wu.q[3] ^ kBias, wu.q[7] ^ kBias);
-        a_dm[u * 16 + r] = make_uint2(pack_half2(wu.d, wu.d), pack_half2(wu.m, wu.m));
-      }
-    }
-    if (s + 1 < s_end) cur = load_w(s + 1);  // in flight during this stage's products
-    cp_async_wait_all();
-    __syncthreads();
-#pragma unroll 2
-    for (int u = 0; u < kStageUnits; ++u) {
-      if (u >= units) break;
-      // A: columns 4t .. 4t + 3 (word t) for the first mma, 16 + 4t .. (word t + 4) for the second.
-      uint32_t a0[kMt][4], a1[kMt][4];
-#pragma unroll
-      for (int i = 0; i < kMt; ++i) {
-        const uint32_t* tile = codes_base + (m_first + i) * (kStageUnits * 16 * kUnitWords) + u * 16 * kUnitWords;
-        const uint2* dm = dm_base + (m_first + i) * (kStageUnits * 16) + u * 16;
-        const uint2 c_lo = *reinterpret_cast<const uint2*>(tile + g * kUnitWords + 2 * t);
-        const uint2 c_hi = *reinterpret_cast<const uint2*>(tile + (g + 8) * kUnitWords + 2 * t);
-        const uint2 dm_lo = dm[g], dm_hi = dm[g + 8];
-        const __half2 d_lo = *reinterpret_cast<const __half2*>(&dm_lo.x);
-        const __half2 m_lo = *reinterpret_cast<const __half2*>(&dm_lo.y);
-        const __half2 d_hi = *reinterpret_cast<const __half2*>(&dm_hi.x);
-        const __half2 m_hi = *reinterpret_cast<const __half2*>(&dm_hi.y);
-        a0[i][0] = code_pair_f16<0x4140>(c_lo.x, d_lo, m_lo);
-        a0[i][1] = code_pair_f16<0x4140>(c_hi.x, d_hi, m_hi);
-        a0[i][2] = code_pair_f16<0x4342>(c_lo.x, d_lo, m_lo);
-        a0[i][3] = code_pair_f16<0x4342>(c_hi.x, d_hi, m_hi);
-        a1[i][0] = code_pair_f16<0x4140>(c_lo.y, d_lo, m_lo);
-        a1[i][1] = code_pair_f16<0x4140>(c_hi.y, d_hi, m_hi);
-        a1[i][2] = code_pair_f16<0x4342>(c_lo.y, d_lo, m_lo);
-        a1[i][3] = code_pair_f16<0x4342>(c_hi.y, d_hi, m_hi);
-      }
-#pragma unroll
-      for (int j = 0; j < kNt; ++j) {
-        const uint4 b = b_x[(u * NT + 8 * (n_first + j) + g) * 4 + t];
-#pragma unroll
-        for (int i = 0; i < kMt; ++i) {
-          mma_f16(acc[i][j], a0[i], b.x, b.y);
-          mma_f16(acc[i][j], a1[i], b.z, b.w);
-        }
-      }
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < kMt; ++i) {
-#pragma unroll
-    for (int j = 0; j < kNt; ++j) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int64_t tok = tok0 + 8 * (n_first + j) + 2 * t + (e & 1);
-        const int64_t row = block_row0 + 16 * (m_first + i) + g + 8 * (e >> 1);
-        if (tok < a.n_tokens) store_output(a, tok, row, acc[i][j][e] * scale[tok]);  // scale: only real tokens
-      }
-    }
-  }
-}
-
 // y = sum over splits in order (+ bias) (+ residual).
 __global__ void mmq_reduce_kernel(const float* __restrict__ partial, int splits, int64_t n, int64_t rows, float* y,
                                   const float* bias, const float* residual) {
@@ -455,21 +239,6 @@ __global__ void mmq_reduce_kernel(const float* __restrict__ partial, int splits,
   }
 }
 
-int sm_count() {
-  static std::atomic<int> cached{0};
-  int n = cached.load(std::memory_order_relaxed);
-  if (n == 0) {
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-      static_cast<void>(cudaGetLastError());
-      return 1;
-    }
-    cached.store(n, std::memory_order_relaxed);
-  }
-  return n;
-}
-
 bool device_has_int8_mma() {
   return device_cc_major() >= 8;
 }
@@ -478,8 +247,8 @@ int token_tile(int64_t n) {
   return n <= 8 ? 8 : n <= 16 ? 16 : n <= 32 ? 32 : 64;
 }
 
-size_t smem_bytes(bool f16, int nt) {
-  return a_bytes() + (f16 ? b16_bytes(nt) : b_bytes(nt));
+size_t smem_bytes(int nt) {
+  return a_bytes() + b_bytes(nt);
 }
 
 struct Plan {
@@ -488,74 +257,18 @@ struct Plan {
   int splits = 1, stages_per_split = 1, stages = 1;
 };
 
-// Calls f(std::integral_constant<GgmlType, T>) for the mmq type t.
-template <class F>
-decltype(auto) with_type(GgmlType t, F&& f) {
-  switch (t) {
-    case GgmlType::kQ4_0:
-      return f(std::integral_constant<GgmlType, GgmlType::kQ4_0>{});
-    case GgmlType::kQ4_1:
-      return f(std::integral_constant<GgmlType, GgmlType::kQ4_1>{});
-    case GgmlType::kQ5_0:
-      return f(std::integral_constant<GgmlType, GgmlType::kQ5_0>{});
-    case GgmlType::kQ5_1:
-      return f(std::integral_constant<GgmlType, GgmlType::kQ5_1>{});
-    case GgmlType::kQ8_0:
-      return f(std::integral_constant<GgmlType, GgmlType::kQ8_0>{});
-    case GgmlType::kQ4_K:
-      return f(std::integral_constant<GgmlType, GgmlType::kQ4_K>{});
-    default:
-      return f(std::integral_constant<GgmlType, GgmlType::kQ5_K>{});
-  }
-}
-
-// Calls f(std::integral_constant<int, NT>) for the token tile nt.
-template <class F>
-decltype(auto) with_tile(int nt, F&& f) {
-  switch (nt) {
-    case 8:
-      return f(std::integral_constant<int, 8>{});
-    case 16:
-      return f(std::integral_constant<int, 16>{});
-    case 32:
-      return f(std::integral_constant<int, 32>{});
-    default:
-      return f(std::integral_constant<int, 64>{});
-  }
-}
-
-template <GgmlType T, int NT, bool kF16>
-constexpr auto kernel_of() {
-  if constexpr (kF16) {
-    return mmq_f16_kernel<T, NT>;
-  } else {
-    return mmq_kernel<T, NT>;
-  }
-}
-
-// Raises the kernel's dynamic shared-memory limit where it needs more than
-// the default 48 KB (once per instantiation).
-template <GgmlType T, int NT, bool kF16>
-Status allow_smem() {
-  static std::atomic<bool> raised{false};
-  const size_t bytes = smem_bytes(kF16, NT);
-  if (bytes > kDefaultSmem && !raised.load(std::memory_order_relaxed)) {
-    HEARTH_CUDA_CHECK(cudaFuncSetAttribute(kernel_of<T, NT, kF16>(), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(bytes)));
-    raised.store(true, std::memory_order_relaxed);
-  }
-  return {};
-}
-
-// Resident blocks per SM of the kernel (registers and shared memory), cached.
-template <GgmlType T, int NT, bool kF16>
-int resident() {
+// The int8 kernel: raises its dynamic shared-memory limit where it needs
+// more than the default 48 KB, and returns its blocks resident per
+// multiprocessor (registers and shared memory); once per instantiation.
+template <GgmlType T, int NT>
+int resident_q8() {
   static std::atomic<int> cached{0};
   int r = cached.load(std::memory_order_relaxed);
   if (r > 0) return r;
-  if (!allow_smem<T, NT, kF16>().ok() ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r, kernel_of<T, NT, kF16>(), kThreads, smem_bytes(kF16, NT)) !=
-          cudaSuccess) {
+  const size_t bytes = smem_bytes(NT);
+  if ((bytes > kDefaultSmem && cudaFuncSetAttribute(mmq_kernel<T, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                    static_cast<int>(bytes)) != cudaSuccess) ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r, mmq_kernel<T, NT>, kThreads, bytes) != cudaSuccess) {
     static_cast<void>(cudaGetLastError());
     r = 1;
   }
@@ -565,27 +278,29 @@ int resident() {
 }
 
 int resident_blocks(GgmlType t, int nt, bool f16) {
+  if (f16) return std::max(1, mmq_detail::f16_resident(t, nt));
   return with_type(t, [&](auto type) {
-    return with_tile(nt, [&](auto tile) {
-      return f16 ? resident<decltype(type)::value, decltype(tile)::value, true>()
-                 : resident<decltype(type)::value, decltype(tile)::value, false>();
-    });
+    return with_tile(nt, [&](auto tile) { return resident_q8<decltype(type)::value, decltype(tile)::value>(); });
   });
 }
 
 // Split-K count: the fewest splits that minimize rounds of resident blocks x
 // stages per block (+1 for the reduction when split), so a matrix of few row
 // tiles fills the GPU without a tail wave (3 splits of a 14336-row matrix
-// are 1.27 waves: 2 rounds of 3 stages; 2 splits one round of 4).
+// are 1.27 waves: 2 rounds of 3 stages; 2 splits one round of 4). The int8
+// kernel's blocks are 64 rows x 512 columns a stage, the f16 kernel's 128 x
+// 256.
 Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes, bool f16) {
   Plan p;
   p.nt = token_tile(n);
   p.token_tiles = static_cast<unsigned>((n + p.nt - 1) / p.nt);
-  p.row_tiles = static_cast<unsigned>((w.rows + kBlockRows - 1) / kBlockRows);
+  const int block_rows = f16 ? mmq_detail::kF16BlockRows : kBlockRows;
+  p.row_tiles = static_cast<unsigned>((w.rows + block_rows - 1) / block_rows);
   const int chunks = static_cast<int>(w.cols / 256);
-  p.stages = (chunks + 1) / 2;
+  p.stages = f16 ? chunks : (chunks + 1) / 2;
   const int64_t tiles = static_cast<int64_t>(p.token_tiles) * p.row_tiles;
-  const int64_t resident_all = static_cast<int64_t>(sm_count()) * resident_blocks(w.type, p.nt, f16);
+  const int64_t resident_all =
+      static_cast<int64_t>(std::max(1, device_limits().sms)) * resident_blocks(w.type, p.nt, f16);
   const size_t per_split = static_cast<size_t>(n * w.rows) * sizeof(float);
   const int max_splits = static_cast<int>(std::min<size_t>(static_cast<size_t>(p.stages), scratch_bytes / per_split));
   int64_t best_cost = -1;
@@ -603,13 +318,12 @@ Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes, bool f16) {
   return p;
 }
 
-template <GgmlType T, int NT, bool kF16>
-Status launch(const MmqArgs& a, const Plan& p, cudaStream_t stream) {
-  HEARTH_CUDA_TRY((allow_smem<T, NT, kF16>()));
-  HEARTH_CUDA_CHECK(launch_pdl(kernel_of<T, NT, kF16>(),
-                               dim3(p.token_tiles, p.row_tiles, static_cast<unsigned>(p.splits)), kThreads,
-                               smem_bytes(kF16, NT), stream, a));
-  return check_launch(kF16 ? "mmq_f16_kernel" : "mmq_kernel");
+template <GgmlType T, int NT>
+Status launch_q8(const MmqArgs& a, const Plan& p, cudaStream_t stream) {
+  resident_q8<T, NT>();  // raises the shared-memory limit
+  HEARTH_CUDA_CHECK(launch_pdl(mmq_kernel<T, NT>, dim3(p.token_tiles, p.row_tiles, static_cast<unsigned>(p.splits)),
+                               kThreads, smem_bytes(NT), stream, a));
+  return check_launch("mmq_kernel");
 }
 
 size_t align256(size_t n) {
@@ -645,9 +359,13 @@ int64_t mmq_f16_min_tokens() {
   return n;
 }
 
+bool mmq_f16_supported() {
+  return mmq_detail::f16_supported();
+}
+
 MmqActivations mmq_activations(int64_t n_tokens) {
   const int64_t from = mmq_f16_min_tokens();
-  return from > 0 && n_tokens >= from ? MmqActivations::kF16 : MmqActivations::kQ8;
+  return from > 0 && n_tokens >= from && mmq_detail::f16_supported() ? MmqActivations::kF16 : MmqActivations::kQ8;
 }
 
 size_t mmq_act_bytes(int64_t n_tokens, int64_t cols) {
@@ -663,13 +381,7 @@ Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, c
   if (kind == MmqActivations::kAuto) kind = mmq_activations(n_tokens);
   HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(act) % 256 == 0);
   const auto values = static_cast<size_t>(n_tokens * cols);
-  if (kind == MmqActivations::kF16) {
-    HEARTH_CUDA_REQUIRE(n_tokens <= 0x7fffffff && reinterpret_cast<uintptr_t>(x) % 16 == 0);
-    auto* scale = reinterpret_cast<float*>(static_cast<uint8_t*>(act) + align256(2 * values));
-    HEARTH_CUDA_CHECK(launch_pdl(mmq_to_f16_kernel, dim3(static_cast<unsigned>(n_tokens)), 256, 0, stream, x, cols,
-                                 static_cast<uint2*>(act), scale));
-    return check_launch("mmq_to_f16_kernel");
-  }
+  if (kind == MmqActivations::kF16) return mmq_detail::to_f16(x, n_tokens, cols, act, align256(2 * values), stream);
   auto* codes = static_cast<uint32_t*>(act);
   auto* ds = reinterpret_cast<float2*>(static_cast<uint8_t*>(act) + align256(values));
   const int64_t units = n_tokens * cols / 32;
@@ -692,6 +404,7 @@ Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, c
   HEARTH_CUDA_REQUIRE(n_tokens <= 0x7fffffff && w.rows <= 0x7fffffff);
   if (kind == MmqActivations::kAuto) kind = mmq_activations(n_tokens);
   const bool f16 = kind == MmqActivations::kF16;
+  HEARTH_CUDA_REQUIRE(!f16 || mmq_detail::f16_supported());
   const Plan p = plan(w, n_tokens, scratch == nullptr ? 0 : scratch_bytes, f16);
   HEARTH_CUDA_REQUIRE(p.token_tiles <= 0x7fffffffu && p.row_tiles <= 65535u);
   const auto values = static_cast<size_t>(n_tokens * w.cols);
@@ -710,12 +423,15 @@ Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, c
   a.bias = epilogue.bias;
   a.residual = epilogue.residual;
   a.partial = static_cast<float*>(scratch);
-  HEARTH_CUDA_TRY(with_type(w.type, [&](auto type) {
-    return with_tile(p.nt, [&](auto tile) {
-      return f16 ? launch<decltype(type)::value, decltype(tile)::value, true>(a, p, stream)
-                 : launch<decltype(type)::value, decltype(tile)::value, false>(a, p, stream);
-    });
-  }));
+  if (f16) {
+    HEARTH_CUDA_TRY(mmq_detail::launch_f16(w.type, p.nt, a,
+                                           dim3(p.token_tiles, p.row_tiles, static_cast<unsigned>(p.splits)), stream));
+  } else {
+    HEARTH_CUDA_TRY(with_type(w.type, [&](auto type) {
+      return with_tile(
+          p.nt, [&](auto tile) { return launch_q8<decltype(type)::value, decltype(tile)::value>(a, p, stream); });
+    }));
+  }
   if (p.splits <= 1) return {};
   const int64_t total = n_tokens * w.rows;
   const auto grid = static_cast<unsigned>(std::min<int64_t>((total + 255) / 256, 4096));

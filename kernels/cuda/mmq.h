@@ -4,14 +4,14 @@
 // memory (the f16 path writes and reads back the whole matrix). Two kinds of
 // activations (MmqActivations):
 //
-// kF16: x is scaled per token by a power of two (its largest magnitude into
-// [128, 256): exact, and no f16 overflow whatever the model's activations) and
-// rounded to f16; each unit of 32 weights is decoded in shared memory to f16
-// (d q + m, one rounding: fused multiply-add of the exact integer code) and
-// multiplied on the f16 tensor cores (mma.m16n8k16, f32 accumulation), the
-// token's scale applied once at the end: no per-unit f32 epilogue. Measured
-// 1.0-1.1x kQ8 at 64 rows (docs/perf-notes.md v17: both are latency-bound at
-// ~7 warps per SM), so the backends use it only where asked.
+// kF16 (sm_90 and later: mmq_f16_supported()): x is scaled per token by a
+// power of two (its largest magnitude into [128, 256): exact, and no f16
+// overflow whatever the model's activations) and rounded to f16; the weight
+// rows stream into shared memory as stored (bulk copies, 2-4 stages in
+// flight), each unit of 32 is decoded there to f16 (d q + m, one rounding:
+// fused multiply-add of the exact integer code) and multiplied on the f16
+// tensor cores (mma.m16n8k16, f32 accumulation), the token's scale applied
+// once at the end (mmq_f16.cu).
 //
 // kQ8: the one-token q8 GEMV's arithmetic (gemv.h, kQ8). x is first quantized per
 // token and 32 values (mmq_quantize: d = amax / 127, codes rint(x 127 / amax),
@@ -47,6 +47,7 @@ enum class MmqActivations { kAuto, kQ8, kF16 };
 // single-token steps (the q8 GEMV) see the same activations as its batched
 // ones, so k = 17 is the useful setting (docs/perf-notes.md v17).
 int64_t mmq_f16_min_tokens();
+bool mmq_f16_supported();
 MmqActivations mmq_activations(int64_t n_tokens);
 
 // Bytes of the prepared activations of n_tokens rows of cols values (cols a

@@ -39,6 +39,13 @@ bool have_mma() {
          cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 8;
 }
 
+// The kinds this device runs (kF16 from sm_90).
+std::vector<MmqActivations> kinds() {
+  std::vector<MmqActivations> k = {MmqActivations::kQ8};
+  if (mmq_f16_supported()) k.push_back(MmqActivations::kF16);
+  return k;
+}
+
 // y[t][r] of W times x's rows quantized (double), and sum |w xhat| per output.
 struct Ref {
   std::vector<double> y, mag;
@@ -186,7 +193,7 @@ TEST(CudaMmq, EveryTypeRandomShapes) {
       const int64_t rows = std::uniform_int_distribution<int64_t>(1, 300)(rng);
       const int64_t cols = 256 * std::uniform_int_distribution<int64_t>(1, 9)(rng);  // odd chunk counts too
       const int64_t n = tokens[std::uniform_int_distribution<int>(0, 8)(rng)];
-      for (MmqActivations kind : {MmqActivations::kQ8, MmqActivations::kF16}) {
+      for (MmqActivations kind : kinds()) {
         check_mmq(rng, type, rows, cols, n, trial % 2 == 0, trial == 1, kind);
       }
     }
@@ -197,7 +204,7 @@ TEST(CudaMmq, EveryTypeRandomShapes) {
 TEST(CudaMmq, LlamaShapesWithSplits) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   if (!have_mma()) GTEST_SKIP() << "mmq needs compute capability 8.0 or later";
-  for (MmqActivations kind : {MmqActivations::kQ8, MmqActivations::kF16}) {
+  for (MmqActivations kind : kinds()) {
     std::mt19937 rng(7);
     check_mmq(rng, GgmlType::kQ4_0, 256, 4096, 16, true, true, kind);
     check_mmq(rng, GgmlType::kQ4_K, 200, 3584, 130, true, false, kind);
@@ -216,7 +223,7 @@ TEST(CudaMmq, HalfActivationErrorsAreUnbiased) {
   const int64_t rows = 256, cols = 2048, n = 512;
   const HostMatrix m = make_matrix(rng, GgmlType::kQ4_0, rows, cols);
   const std::vector<float> x = random_floats(rng, n * cols);
-  for (MmqActivations kind : {MmqActivations::kQ8, MmqActivations::kF16}) {
+  for (MmqActivations kind : kinds()) {
     const std::vector<float> y = run_mmq(m, x, n, true, nullptr, nullptr, kind);
     double signed_sum = 0.0, sq = 0.0, norm = 0.0;
     for (int64_t t = 0; t < n; ++t) {
@@ -242,7 +249,7 @@ TEST(CudaMmq, HalfActivationErrorsAreUnbiased) {
 // 10^6 times larger (past f16's range unscaled) or smaller, or all zero.
 TEST(CudaMmq, HalfActivationsAreCloserToTheExactProductAtAnyMagnitude) {
   HEARTH_REQUIRE_CUDA_DEVICE();
-  if (!have_mma()) GTEST_SKIP() << "mmq needs compute capability 8.0 or later";
+  if (!mmq_f16_supported()) GTEST_SKIP() << "f16 activations need compute capability 9.0 or later";
   std::mt19937 rng(23);
   const int64_t rows = 96, cols = 1024, n = 6;
   for (GgmlType type : mmq_types()) {
@@ -325,7 +332,7 @@ TEST(CudaMmq, WhereItApplies) {
   EXPECT_FALSE(mmq_applies(unaligned));
   // f16 activations from mmq_f16_min_tokens() rows, q8 ones below.
   const int64_t from = mmq_f16_min_tokens();
-  if (from > 0) {
+  if (from > 0 && mmq_f16_supported()) {
     EXPECT_EQ(mmq_activations(from), MmqActivations::kF16);
     EXPECT_EQ(mmq_activations(64), MmqActivations::kF16);
     EXPECT_EQ(mmq_activations(from - 1), MmqActivations::kQ8);

@@ -1,0 +1,354 @@
+// mmq with f16 activations (mmq.h, kF16) on sm_90 and later: the weights
+// stream through shared memory as stored, the f16 tensor cores multiply.
+//
+// Work split. A block of 4 warps computes 128 weight rows x NT tokens over a
+// range of 256-column stages (one stored chunk per row); each warp owns 32
+// rows (two m16 tiles) and all NT tokens (NT / 8 n8 tiles), so every weight
+// is turned into f16 once per block and each A fragment feeds NT / 4 mma.
+//
+// Pipeline. A stage's bytes (the block's 128 row chunks as stored, padded to
+// a conflict-free stride, and the NT tokens' 512 bytes of f16 activations)
+// arrive by bulk copies (cp.async.bulk, counted in bytes on the stage's
+// mbarrier), `depth` stages in flight (the plan picks 2 where two blocks
+// then fit per multiprocessor). Each thread copies its own row's chunk (and
+// thread i < NT token i's row), so the stage's refill is spread over the
+// block. Per stage: wait on its barrier; each thread turns its row's 8 units
+// into (d, m) half pairs (MmqType::unit's, rounded to f16) in the stage's
+// scale table; one __syncthreads; the refill of the stage before; then per
+// unit each lane decodes its A fragments from the stored bytes (HalfCodes:
+// byte permute into 1024 + code, subtract 1024 + offset: exact; times d plus
+// m: one fused rounding) and runs 4 x NT / 8 mma.m16n8k16 (f32 accumulation
+// in the tensor cores).
+//
+// Activations. mmq_to_f16_kernel scales each token by a power of two (its
+// largest magnitude into [128, 256): exact, no f16 overflow) and writes each
+// unit of 32 in "pair order" (groups of 4 values 0, 4, 1, 5, 2, 6, 3, 7):
+// lane t's 16 bytes of a unit are columns 4t .. 4t + 3 and 16 + 4t .. 16 +
+// 4t + 3, the same columns as its A registers (k 2t, 2t + 1, 2t + 8, 2t + 9
+// of two mma: which column is which k does not matter as long as A and B
+// agree). Odd tokens' units are stored pairwise swapped (unit U at U ^ 1), so
+// the 8 lanes of a quarter warp (tokens g, g + 1) read 8 distinct 16-byte
+// bank groups with the tokens' rows packed 512 bytes apart.
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+
+#include <cuda_fp16.h>
+
+#include "kernels/cuda/bulk_copy.cuh"
+#include "kernels/cuda/device_common.cuh"
+#include "kernels/cuda/mma.cuh"
+#include "kernels/cuda/mmq_args.cuh"
+#include "kernels/cuda/mmq_units.cuh"
+#include "kernels/cuda/q8_chunk.cuh"
+
+namespace hearth::kernels::cuda::mmq_detail {
+namespace {
+
+using mmq_units::HalfCodes;
+using mmq_units::MmqType;
+using mmq_units::WUnit;
+
+constexpr int kThreads = 128;
+constexpr int kUnits = 8;              // units of 32 per stage (256 columns)
+constexpr uint32_t kTokenBytes = 512;  // a token's f16 values of one stage
+constexpr uint32_t kBarBytes = 128;    // the stages' mbarriers (up to 16)
+constexpr int kMaxDepth = 4;
+
+// A row's chunk in shared memory: the stored bytes, padded so that its stride
+// in words is 4 mod 8 (rows g = 0..7 of a fragment land on distinct banks).
+template <GgmlType T>
+__host__ __device__ constexpr uint32_t row_bytes() {
+  constexpr uint32_t c = MmqType<T>::kChunkBytes;
+  return c / 4 % 8 == 4 ? c : c + 16;
+}
+// A stage: the rows, the tokens, the (d, m) table [8 units][128 rows].
+template <GgmlType T>
+__host__ __device__ constexpr uint32_t a_bytes() {
+  return kF16BlockRows * row_bytes<T>();
+}
+template <GgmlType T, int NT>
+__host__ __device__ constexpr uint32_t stage_bytes() {
+  return a_bytes<T>() + NT * kTokenBytes + kF16BlockRows * kUnits * 4;
+}
+// Bytes a stage's copies complete on its barrier.
+template <GgmlType T, int NT>
+__host__ __device__ constexpr uint32_t stage_tx() {
+  return kF16BlockRows * MmqType<T>::kChunkBytes + NT * kTokenBytes;
+}
+
+// Two biased codes (bytes kSel of w) as the f16 pair d (code - offset) + m.
+template <uint32_t kSel>
+__device__ __forceinline__ uint32_t code_pair(uint32_t w, __half2 bias, __half2 d, __half2 m) {
+  const uint32_t h = __byte_perm(w, 0x64646464u, kSel);  // 1024 + code, exact
+  const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&h), bias);
+  const __half2 r = __hfma2(v, d, m);
+  return *reinterpret_cast<const uint32_t*>(&r);
+}
+
+// x -> f16 halves per token: scaled by 2^(8 - e) where amax = f 2^e, f in
+// [0.5, 1) (the largest magnitude lands in [128, 256), exactly), in pair
+// order within each unit, odd tokens' units pairwise swapped; scale[t] =
+// 2^(e - 8) undoes it. One block per token.
+__global__ void mmq_to_f16_kernel(const float* __restrict__ x, int64_t cols, uint2* __restrict__ out,
+                                  float* __restrict__ scale) {
+  pdl_launch_dependents();
+  pdl_wait();
+  __shared__ float part[32];
+  const int64_t tok = blockIdx.x;
+  const float4* row = reinterpret_cast<const float4*>(x + tok * cols);
+  const int64_t groups = cols / 4;
+  float amax = 0.0f;
+  for (int64_t i = threadIdx.x; i < groups; i += blockDim.x) {
+    const float4 v = row[i];
+    amax = fmaxf(amax, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
+  }
+  amax = warp_max(amax);
+  if (threadIdx.x % kWarp == 0) part[threadIdx.x / kWarp] = amax;
+  __syncthreads();
+  if (threadIdx.x < kWarp) {
+    float v = threadIdx.x < blockDim.x / kWarp ? part[threadIdx.x] : 0.0f;
+    v = warp_max(v);
+    if (threadIdx.x == 0) part[0] = v;
+  }
+  __syncthreads();
+  amax = part[0];
+  int e = 0;
+  if (amax > 0.0f && isfinite(amax)) static_cast<void>(frexpf(amax, &e));
+  const float up = ldexpf(1.0f, 8 - e);
+  if (threadIdx.x == 0) scale[tok] = ldexpf(1.0f, e - 8);
+  uint2* dst = out + tok * groups;
+  const int64_t swap = tok & 1;
+  for (int64_t i = threadIdx.x; i < groups; i += blockDim.x) {
+    const float4 v = row[i];
+    const int ng = static_cast<int>(i % 8);  // natural group of the unit
+    const __half2 lo = __floats2half2_rn(v.x * up, v.y * up), hi = __floats2half2_rn(v.z * up, v.w * up);
+    dst[(i / 8 ^ swap) * 8 + 2 * (ng % 4) + ng / 4] =
+        make_uint2(*reinterpret_cast<const uint32_t*>(&lo), *reinterpret_cast<const uint32_t*>(&hi));
+  }
+}
+
+template <GgmlType T, int NT>
+__global__ void __launch_bounds__(kThreads, 2) mmq_f16_kernel(const MmqArgs a, int depth) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Tr = MmqType<T>;
+  using Hc = HalfCodes<T>;
+  constexpr int kNV = Tr::kChunkBytes / 16;
+  constexpr int kTiles = NT / 8;
+  constexpr uint32_t kRow = row_bytes<T>(), kA = a_bytes<T>(), kStage = stage_bytes<T, NT>();
+  extern __shared__ uint4 smem[];
+  uint8_t* const stage0 = reinterpret_cast<uint8_t*>(smem) + kBarBytes;
+  const uint32_t bars = shared_addr(smem);
+  const int tid = static_cast<int>(threadIdx.x), warp = tid / kWarp, lane = tid % kWarp;
+  const int g = lane / 4, t = lane % 4;
+  const int64_t tok0 = static_cast<int64_t>(blockIdx.x) * NT;
+  const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kF16BlockRows;
+  const int s_begin = static_cast<int>(blockIdx.z) * a.stages_per_split;
+  const int count = min(a.stages, s_begin + a.stages_per_split) - s_begin;
+  // This thread's copies: its row's chunk (a clamped row is computed, never
+  // stored) and, below NT, its token's 512 bytes (a clamped token likewise).
+  const uint8_t* const w_src = a.w + static_cast<size_t>(min(row0 + tid, a.rows - 1)) * a.stride +
+                               static_cast<size_t>(s_begin) * Tr::kChunkBytes;
+  const uint8_t* const x_src = a.codes +
+                               static_cast<size_t>(min(tok0 + tid, a.n_tokens - 1)) * static_cast<size_t>(a.cols) * 2 +
+                               static_cast<size_t>(s_begin) * kTokenBytes;
+  const auto issue_w = [&](int k) {
+    const int b = k % depth;
+    bulk_copy(shared_addr(stage0 + b * kStage + tid * kRow), w_src + static_cast<size_t>(k) * Tr::kChunkBytes,
+              Tr::kChunkBytes, bars + 8 * b);
+  };
+  const auto issue_x = [&](int k) {
+    const int b = k % depth;
+    if (tid < NT) {
+      bulk_copy(shared_addr(stage0 + b * kStage + kA + tid * kTokenBytes), x_src + static_cast<size_t>(k) * kTokenBytes,
+                kTokenBytes, bars + 8 * b);
+    }
+  };
+  const int lead = min(depth - 1, count);
+  if (tid == 0) {
+    for (int b = 0; b < depth; ++b) mbar_init(bars + 8 * b);
+    mbar_init_fence();
+    for (int k = 0; k < lead; ++k) mbar_expect_tx(bars + 8 * k, stage_tx<T, NT>());
+  }
+  __syncthreads();  // the barriers are armed before any copy counts against them
+  for (int k = 0; k < lead; ++k) issue_w(k);
+  pdl_launch_dependents();
+  pdl_wait();  // the activations (and the residual) come from the kernels before; the weights never change
+  for (int k = 0; k < lead; ++k) issue_x(k);
+
+  float acc[2][kTiles][4];
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+#pragma unroll
+    for (int j = 0; j < kTiles; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
+  }
+  constexpr float kBias = 1024.0f + static_cast<float>(Hc::kOffset);
+  const __half2 bias = __float2half2_rn(kBias);
+  for (int k = 0; k < count; ++k) {
+    const int b = k % depth;
+    uint8_t* const st = stage0 + b * kStage;
+    auto* const dm = reinterpret_cast<uint32_t*>(st + kA + NT * kTokenBytes);  // [unit][128 rows]: half2 (d, m)
+    mbar_wait(bars + 8 * b, static_cast<uint32_t>(k / depth) & 1u);
+    {
+      Chunk<kNV> c;
+      const auto* src = reinterpret_cast<const uint4*>(st + tid * kRow);
+#pragma unroll
+      for (int i = 0; i < kNV; ++i) c.v[i] = src[i];
+#pragma unroll
+      for (int u = 0; u < kUnits; ++u) {
+        const WUnit wu = Tr::unit(c, u);
+        dm[u * kF16BlockRows + tid] = pack_half2(wu.d, wu.m);
+      }
+    }
+    __syncthreads();              // the scales are written; every warp is done with stage k - 1
+    if (k + depth - 1 < count) {  // refill stage k - 1's buffer with stage k + depth - 1
+      const int next = k + depth - 1;
+      if (tid == 0) mbar_expect_tx(bars + 8 * (next % depth), stage_tx<T, NT>());
+      fence_proxy_async();
+      issue_w(next);
+      issue_x(next);
+    }
+    const uint8_t* const rows = st + warp * 32 * kRow;
+    const uint8_t* const xs = st + kA + g * kTokenBytes + 16 * t;
+#pragma unroll
+    for (int u = 0; u < kUnits; ++u) {
+      uint32_t a0[2][4], a1[2][4];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int r = 16 * i + g;
+        const uint2 c_lo = Hc::codes(rows + r * kRow, u, t), c_hi = Hc::codes(rows + (r + 8) * kRow, u, t);
+        const uint32_t dm_lo = dm[u * kF16BlockRows + warp * 32 + r];
+        const uint32_t dm_hi = dm[u * kF16BlockRows + warp * 32 + r + 8];
+        const uint32_t dd_lo = __byte_perm(dm_lo, 0, 0x1010), mm_lo = __byte_perm(dm_lo, 0, 0x3232);
+        const uint32_t dd_hi = __byte_perm(dm_hi, 0, 0x1010), mm_hi = __byte_perm(dm_hi, 0, 0x3232);
+        const __half2 d_lo = *reinterpret_cast<const __half2*>(&dd_lo),
+                      m_lo = *reinterpret_cast<const __half2*>(&mm_lo);
+        const __half2 d_hi = *reinterpret_cast<const __half2*>(&dd_hi),
+                      m_hi = *reinterpret_cast<const __half2*>(&mm_hi);
+        a0[i][0] = code_pair<0x4140>(c_lo.x, bias, d_lo, m_lo);
+        a0[i][1] = code_pair<0x4140>(c_hi.x, bias, d_hi, m_hi);
+        a0[i][2] = code_pair<0x4342>(c_lo.x, bias, d_lo, m_lo);
+        a0[i][3] = code_pair<0x4342>(c_hi.x, bias, d_hi, m_hi);
+        a1[i][0] = code_pair<0x4140>(c_lo.y, bias, d_lo, m_lo);
+        a1[i][1] = code_pair<0x4140>(c_hi.y, bias, d_hi, m_hi);
+        a1[i][2] = code_pair<0x4342>(c_lo.y, bias, d_lo, m_lo);
+        a1[i][3] = code_pair<0x4342>(c_hi.y, bias, d_hi, m_hi);
+      }
+      // Token 8 j + g's unit u: slot u ^ (g & 1) of its row (tok0 is even).
+      const uint8_t* const xu = xs + 64 * (u ^ (g & 1));
+#pragma unroll
+      for (int j = 0; j < kTiles; ++j) {
+        const uint4 bx = *reinterpret_cast<const uint4*>(xu + 8 * j * kTokenBytes);
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+          mma_f16(acc[i][j], a0[i], bx.x, bx.y);
+          mma_f16(acc[i][j], a1[i], bx.z, bx.w);
+        }
+      }
+    }
+  }
+  const auto* scale = reinterpret_cast<const float*>(a.ds);
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+#pragma unroll
+    for (int j = 0; j < kTiles; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int64_t tok = tok0 + 8 * j + 2 * t + (e & 1);
+        const int64_t row = row0 + 32 * warp + 16 * i + g + 8 * (e >> 1);
+        if (tok < a.n_tokens) store_output(a, tok, row, acc[i][j][e] * scale[tok]);  // scale: only real tokens
+      }
+    }
+  }
+#else
+  // Never launched below sm_90 (f16_supported()).
+  static_cast<void>(a), static_cast<void>(depth);
+  __trap();
+#endif
+}
+
+// Stages in flight: HEARTH_CUDA_MMQ_DEPTH=k (2..4) where it fits, else the
+// most (up to 4) with which two blocks fit per multiprocessor, else the most
+// that fit in one; 0 where not even 2 fit.
+int depth_for(uint32_t stage) {
+  static const int env = [] {
+    const char* v = std::getenv("HEARTH_CUDA_MMQ_DEPTH");
+    return v == nullptr ? 0 : std::clamp(std::atoi(v), 0, kMaxDepth);
+  }();
+  const DeviceLimits& l = device_limits();
+  const auto fits = [&](int d, int blocks) {
+    const size_t per = kBarBytes + static_cast<size_t>(d) * stage;
+    return per <= static_cast<size_t>(l.smem_block) &&
+           static_cast<size_t>(blocks) * (per + static_cast<size_t>(l.smem_reserved)) <= static_cast<size_t>(l.smem_sm);
+  };
+  if (env >= 2 && fits(env, 1)) return env;
+  for (int blocks = 2; blocks >= 1; --blocks) {
+    for (int d = kMaxDepth; d >= 2; --d) {
+      if (fits(d, blocks)) return d;
+    }
+  }
+  return 0;
+}
+
+template <GgmlType T, int NT>
+struct F16Kernel {
+  static int depth() {
+    static const int d = depth_for(stage_bytes<T, NT>());
+    return d;
+  }
+  static size_t smem() { return kBarBytes + static_cast<size_t>(depth()) * stage_bytes<T, NT>(); }
+  // Raises the dynamic shared-memory limit (once) and returns the blocks
+  // resident per multiprocessor; 0 where the kernel cannot run.
+  static int resident() {
+    static std::atomic<int> cached{-1};
+    int r = cached.load(std::memory_order_relaxed);
+    if (r >= 0) return r;
+    r = 0;
+    if (depth() >= 2 && cudaFuncSetAttribute(mmq_f16_kernel<T, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(smem())) == cudaSuccess) {
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r, mmq_f16_kernel<T, NT>, kThreads, smem()) != cudaSuccess) {
+        r = 0;
+      }
+    }
+    static_cast<void>(cudaGetLastError());
+    cached.store(r, std::memory_order_relaxed);
+    return r;
+  }
+};
+
+}  // namespace
+
+bool f16_supported() {
+  return device_cc_major() >= 9;
+}
+
+int f16_resident(GgmlType t, int nt) {
+  if (!f16_supported()) return 0;
+  return with_type(t, [&](auto type) {
+    return with_tile(nt,
+                     [&](auto tile) { return F16Kernel<decltype(type)::value, decltype(tile)::value>::resident(); });
+  });
+}
+
+Status launch_f16(GgmlType t, int nt, const MmqArgs& a, dim3 grid, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(f16_resident(t, nt) > 0);
+  return with_type(t, [&](auto type) {
+    return with_tile(nt, [&](auto tile) -> Status {
+      using K = F16Kernel<decltype(type)::value, decltype(tile)::value>;
+      HEARTH_CUDA_CHECK(launch_pdl(mmq_f16_kernel<decltype(type)::value, decltype(tile)::value>, grid, kThreads,
+                                   K::smem(), stream, a, K::depth()));
+      return check_launch("mmq_f16_kernel");
+    });
+  });
+}
+
+Status to_f16(const float* x, int64_t n_tokens, int64_t cols, void* act, size_t scale_offset, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(f16_supported());
+  HEARTH_CUDA_REQUIRE(n_tokens <= 0x7fffffff && reinterpret_cast<uintptr_t>(x) % 16 == 0);
+  auto* scale = reinterpret_cast<float*>(static_cast<uint8_t*>(act) + scale_offset);
+  HEARTH_CUDA_CHECK(launch_pdl(mmq_to_f16_kernel, dim3(static_cast<unsigned>(n_tokens)), 256, 0, stream, x, cols,
+                               static_cast<uint2*>(act), scale));
+  return check_launch("mmq_to_f16_kernel");
+}
+
+}  // namespace hearth::kernels::cuda::mmq_detail
