@@ -14,7 +14,7 @@
 # with every product through mmq (each kind, windows of 512 and 64) or the
 # f16 path, and
 # llama-batched-bench at 16 and 64 once llama.cpp's build is done.
-# Needs PCRE2 in .deps/pcre2 (merged_check.sh). MODE=quick skips the
+# Needs PCRE2 in .deps/pcre2 (merged_check.sh). NCU=0 skips ncu; MODE=quick skips the
 # micro-benchmark and the perplexity.
 cd "$(dirname "$0")/../.."
 source bench/gpu/device_env.sh
@@ -75,7 +75,7 @@ for f in 17 0; do
     >/dev/null 2>$OUT/profile64_f16_$f.txt
   note "profile (64 streams, f16='$f'): $(head -c 1200 $OUT/profile64_f16_$f.txt | tr '\n' '|')"
 done
-if command -v ncu >/dev/null; then
+if [ "${NCU:-1}" = 1 ] && command -v ncu >/dev/null; then
   for k in mmq_f16_kernel mmq_kernel; do
     timeout 120 ncu --kernel-name regex:"$k" --launch-skip 3 --launch-count 1 --section SpeedOfLight \
       --section WarpStateStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
