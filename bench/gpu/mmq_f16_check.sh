@@ -14,16 +14,18 @@
 # with every product through mmq (each kind, windows of 512 and 64) or the
 # f16 path, and
 # llama-batched-bench at 16 and 64 once llama.cpp's build is done.
-# Needs PCRE2 in .deps/pcre2 (merged_check.sh). NCU=0 skips ncu; MODE=quick skips the
+# Needs PCRE2 in .deps/pcre2 (merged_check.sh). NCU=0 skips ncu, LLAMA=0
+# llama.cpp, SHORT=1 the engine tests and the profiles; MODE=quick skips the
 # micro-benchmark and the perplexity.
 cd "$(dirname "$0")/../.."
 source bench/gpu/device_env.sh
-note "$(start_llama_build llama-batched-bench llama-bench)"
+[ "${LLAMA:-1}" = 1 ] && note "$(start_llama_build llama-batched-bench llama-bench)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader | tee -a "$S"
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DHEARTH_CUDA_ARCHITECTURES=90 \
   >$W/cfg.log 2>&1 || { tail -30 $W/cfg.log; exit 1; }
-cmake --build $B -j16 --target hearth-cli hearth-bench kernels_cuda_test kernels_cuda_bench engine_runtime_cuda_test \
-  models_llama_cuda_test >$W/build.log 2>&1 || { grep -m5 -A12 -E "error|FAILED" $W/build.log; exit 1; }
+TARGETS="hearth-cli hearth-bench kernels_cuda_test kernels_cuda_bench"
+[ "${SHORT:-0}" = 1 ] || TARGETS="$TARGETS engine_runtime_cuda_test models_llama_cuda_test"
+cmake --build $B -j16 --target $TARGETS >$W/build.log 2>&1 || { grep -m5 -A12 -E "error|FAILED" $W/build.log; exit 1; }
 note "built"
 CLI=$B/cli/hearth-cli
 HB=$B/bench/engine/hearth-bench
@@ -40,9 +42,11 @@ t() { # BINARY FILTER
 }
 t kernels/cuda/kernels_cuda_test 'CudaMmq*'
 t kernels/cuda/kernels_cuda_test 'CudaGemv*'
-HEARTH_CUDA_MMQ_F16=2 t engine/runtime/engine_runtime_cuda_test '*OnTensorCores*'
-t engine/runtime/engine_runtime_cuda_test '*Sixteen*'
-t models/cuda/models_llama_cuda_test '*Graph*'
+if [ "${SHORT:-0}" != 1 ]; then
+  HEARTH_CUDA_MMQ_F16=2 t engine/runtime/engine_runtime_cuda_test '*OnTensorCores*'
+  t engine/runtime/engine_runtime_cuda_test '*Sixteen*'
+  t models/cuda/models_llama_cuda_test '*Graph*'
+fi
 if [ "${MODE:-full}" = full ]; then
   if [ "${BENCH:-all}" = short ]; then  # the 8B shapes at 16, 32 and 64 rows (Q4_0)
     for shape in "4096 4096" "14336 4096" "4096 14336" "28672 4096"; do
@@ -70,7 +74,7 @@ for r in $(seq ${ROUNDS:-2}); do
     conc $n 2
   done
 done
-for f in 17 0; do
+for f in $([ "${SHORT:-0}" = 1 ] || echo 17 0); do
   HEARTH_CUDA_MMQ_F16=$f timeout 100 $HB concurrent $M/8b.gguf --device cuda --streams 64 --tokens 64 --profile \
     >/dev/null 2>$OUT/profile64_f16_$f.txt
   note "profile (64 streams, f16='$f'): $(head -c 1200 $OUT/profile64_f16_$f.txt | tr '\n' '|')"
@@ -97,7 +101,7 @@ if [ "${MODE:-full}" = full ]; then
     done
   done
 fi
-if llama_batched $M/8b.gguf; then
+if [ "${LLAMA:-1}" = 1 ] && llama_batched $M/8b.gguf; then
   conc 16 17
   conc 64 17
 fi
