@@ -4,14 +4,14 @@
 // memory (the f16 path writes and reads back the whole matrix). Two kinds of
 // activations (MmqActivations):
 //
-// kF16 (sm_90 and later: mmq_f16_supported()): x is scaled per token by a
+// kF16 (mmq_f16_supported(): sm_80 and later): x is scaled per token by a
 // power of two (its largest magnitude into [128, 256): exact, and no f16
 // overflow whatever the model's activations) and rounded to f16; the weight
-// rows stream into shared memory as stored (bulk copies, 2-4 stages in
-// flight), each unit of 32 is decoded there to f16 (d q + m, one rounding:
-// fused multiply-add of the exact integer code) and multiplied on the f16
-// tensor cores (mma.m16n8k16, f32 accumulation), the token's scale applied
-// once at the end (mmq_f16.cu).
+// rows stream into shared memory as stored (cp.async, 2-4 stages in flight),
+// each unit of 32 is decoded there to f16 (d q + m, one rounding: fused
+// multiply-add of the exact integer code) and multiplied on the f16 tensor
+// cores (mma.m16n8k16, f32 accumulation), the token's scale applied once at
+// the end (mmq_f16.cu).
 //
 // kQ8: the one-token q8 GEMV's arithmetic (gemv.h, kQ8). x is first quantized per
 // token and 32 values (mmq_quantize: d = amax / 127, codes rint(x 127 / amax),

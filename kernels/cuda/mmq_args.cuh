@@ -83,7 +83,7 @@ decltype(auto) with_tile(int nt, F&& f) {
 }
 
 // The f16 kernel (mmq_f16.cu): 128 weight rows x nt tokens per block, one
-// 256-column stage (a chunk per row) at a time; sm_90 and later.
+// 256-column stage (a chunk per row) at a time; sm_80 and later.
 constexpr int kF16BlockRows = 128;
 bool f16_supported();
 // Blocks of the f16 kernel resident per multiprocessor (0: it cannot run).

@@ -1,5 +1,5 @@
-// mmq with f16 activations (mmq.h, kF16) on sm_90 and later: the weights
-// stream through shared memory as stored, the f16 tensor cores multiply.
+// mmq with f16 activations (mmq.h, kF16): the weights stream through shared
+// memory as stored, the f16 tensor cores multiply (sm_80 and later).
 //
 // Work split. A block of 4 warps computes 128 weight rows x NT tokens over a
 // range of 256-column stages (one stored chunk per row); each warp owns 32
@@ -8,17 +8,19 @@
 //
 // Pipeline. A stage's bytes (the block's 128 row chunks as stored, padded to
 // a conflict-free stride, and the NT tokens' 512 bytes of f16 activations)
-// arrive by bulk copies (cp.async.bulk, counted in bytes on the stage's
-// mbarrier), `depth` stages in flight (the plan picks 2 where two blocks
-// then fit per multiprocessor). Each thread copies its own row's chunk (and
-// thread i < NT token i's row), so the stage's refill is spread over the
-// block. Per stage: wait on its barrier; each thread turns its row's 8 units
-// into (d, m) half pairs (MmqType::unit's, rounded to f16) in the stage's
-// scale table; one __syncthreads; the refill of the stage before; then per
-// unit each lane decodes its A fragments from the stored bytes (HalfCodes:
-// byte permute into 1024 + code, subtract 1024 + offset: exact; times d plus
-// m: one fused rounding) and runs 4 x NT / 8 mma.m16n8k16 (f32 accumulation
-// in the tensor cores).
+// arrive by 16-byte cp.async copies, one commit group per stage, `depth`
+// stages in flight (the plan picks the most, up to 4, with which two blocks
+// fit per multiprocessor). Each thread copies its own row's chunk, and lane
+// l of warp w piece l of tokens w, w + 4, ...: no address arithmetic beyond
+// a stride per stage. (Bulk copies, one per row chunk, were tried first: at
+// 192 small copies per stage the copy engine, not the tensor cores, set the
+// pace; docs/perf-notes.md v18.) Per stage: wait for this thread's group;
+// each thread turns its row's 8 units into (d, m) half pairs (MmqType::unit's,
+// rounded to f16) in the stage's scale table; one __syncthreads; the refill of
+// the stage before; then per unit each lane decodes its A fragments from the
+// stored bytes (HalfCodes: byte permute into 1024 + code, subtract 1024 +
+// offset: exact; times d plus m: one fused rounding) and runs 4 x NT / 8
+// mma.m16n8k16 (f32 accumulation in the tensor cores).
 //
 // Activations. mmq_to_f16_kernel scales each token by a power of two (its
 // largest magnitude into [128, 256): exact, no f16 overflow) and writes each
@@ -35,7 +37,6 @@
 
 #include <cuda_fp16.h>
 
-#include "kernels/cuda/bulk_copy.cuh"
 #include "kernels/cuda/device_common.cuh"
 #include "kernels/cuda/mma.cuh"
 #include "kernels/cuda/mmq_args.cuh"
@@ -50,9 +51,9 @@ using mmq_units::MmqType;
 using mmq_units::WUnit;
 
 constexpr int kThreads = 128;
+constexpr int kWarps = kThreads / kWarp;
 constexpr int kUnits = 8;              // units of 32 per stage (256 columns)
 constexpr uint32_t kTokenBytes = 512;  // a token's f16 values of one stage
-constexpr uint32_t kBarBytes = 128;    // the stages' mbarriers (up to 16)
 constexpr int kMaxDepth = 4;
 
 // A row's chunk in shared memory: the stored bytes, padded so that its stride
@@ -130,15 +131,14 @@ __global__ void mmq_to_f16_kernel(const float* __restrict__ x, int64_t cols, uin
 
 template <GgmlType T, int NT>
 __global__ void __launch_bounds__(kThreads, 2) mmq_f16_kernel(const MmqArgs a, int depth) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   using Tr = MmqType<T>;
   using Hc = HalfCodes<T>;
   constexpr int kNV = Tr::kChunkBytes / 16;
   constexpr int kTiles = NT / 8;
   constexpr uint32_t kRow = row_bytes<T>(), kA = a_bytes<T>(), kStage = stage_bytes<T, NT>();
   extern __shared__ uint4 smem[];
-  uint8_t* const stage0 = reinterpret_cast<uint8_t*>(smem) + kBarBytes;
-  const uint32_t bars = shared_addr(smem);
+  uint8_t* const stage0 = reinterpret_cast<uint8_t*>(smem);
   const int tid = static_cast<int>(threadIdx.x), warp = tid / kWarp, lane = tid % kWarp;
   const int g = lane / 4, t = lane % 4;
   const int64_t tok0 = static_cast<int64_t>(blockIdx.x) * NT;
@@ -146,35 +146,49 @@ __global__ void __launch_bounds__(kThreads, 2) mmq_f16_kernel(const MmqArgs a, i
   const int s_begin = static_cast<int>(blockIdx.z) * a.stages_per_split;
   const int count = min(a.stages, s_begin + a.stages_per_split) - s_begin;
   // This thread's copies: its row's chunk (a clamped row is computed, never
-  // stored) and, below NT, its token's 512 bytes (a clamped token likewise).
+  // stored), and piece `lane` (16 bytes) of tokens warp, warp + 4, ... (a
+  // clamped token likewise).
   const uint8_t* const w_src = a.w + static_cast<size_t>(min(row0 + tid, a.rows - 1)) * a.stride +
                                static_cast<size_t>(s_begin) * Tr::kChunkBytes;
-  const uint8_t* const x_src = a.codes +
-                               static_cast<size_t>(min(tok0 + tid, a.n_tokens - 1)) * static_cast<size_t>(a.cols) * 2 +
-                               static_cast<size_t>(s_begin) * kTokenBytes;
-  const auto issue_w = [&](int k) {
-    const int b = k % depth;
-    bulk_copy(shared_addr(stage0 + b * kStage + tid * kRow), w_src + static_cast<size_t>(k) * Tr::kChunkBytes,
-              Tr::kChunkBytes, bars + 8 * b);
+  const size_t x_row = static_cast<size_t>(a.cols) * 2;
+  const uint8_t* const x_src =
+      a.codes + static_cast<size_t>(tok0) * x_row + static_cast<size_t>(s_begin) * kTokenBytes + 16 * lane;
+  const int last_tok = static_cast<int>(min(static_cast<int64_t>(NT), a.n_tokens - tok0)) - 1;
+  const auto issue_w = [&](int k) {  // stage s_begin + k's chunk into buffer k % depth
+    uint8_t* const st = stage0 + (k % depth) * kStage;
+    const uint8_t* const w = w_src + static_cast<size_t>(k) * Tr::kChunkBytes;
+#pragma unroll
+    for (int i = 0; i < kNV; ++i) cp_async16(st + tid * kRow + 16 * i, w + 16 * i);
   };
   const auto issue_x = [&](int k) {
-    const int b = k % depth;
-    if (tid < NT) {
-      bulk_copy(shared_addr(stage0 + b * kStage + kA + tid * kTokenBytes), x_src + static_cast<size_t>(k) * kTokenBytes,
-                kTokenBytes, bars + 8 * b);
+    uint8_t* const st = stage0 + (k % depth) * kStage + kA;
+    const uint8_t* const x = x_src + static_cast<size_t>(k) * kTokenBytes;
+#pragma unroll
+    for (int i = 0; i < NT / kWarps; ++i) {
+      const int tok = warp + kWarps * i;
+      cp_async16(st + tok * kTokenBytes + 16 * lane, x + static_cast<size_t>(min(tok, last_tok)) * x_row);
     }
   };
-  const int lead = min(depth - 1, count);
-  if (tid == 0) {
-    for (int b = 0; b < depth; ++b) mbar_init(bars + 8 * b);
-    mbar_init_fence();
-    for (int k = 0; k < lead; ++k) mbar_expect_tx(bars + 8 * k, stage_tx<T, NT>());
-  }
-  __syncthreads();  // the barriers are armed before any copy counts against them
-  for (int k = 0; k < lead; ++k) issue_w(k);
+  // One group of copies per stage: depth - 1 before the loop, one per
+  // iteration (empty at the end), so stage k has landed for this thread once
+  // at most depth - 2 groups are in flight.
+  const auto wait = [&] {
+    if (depth == 2) {
+      cp_async_wait<0>();
+    } else if (depth == 3) {
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<2>();
+    }
+  };
+  const int lead = depth - 1;
+  for (int k = 0; k < lead && k < count; ++k) issue_w(k);  // the weights never change
   pdl_launch_dependents();
-  pdl_wait();  // the activations (and the residual) come from the kernels before; the weights never change
-  for (int k = 0; k < lead; ++k) issue_x(k);
+  pdl_wait();  // the activations (and the residual) come from the kernels before
+  for (int k = 0; k < lead; ++k) {
+    if (k < count) issue_x(k);
+    cp_async_commit();
+  }
 
   float acc[2][kTiles][4];
 #pragma unroll
@@ -188,7 +202,7 @@ __global__ void __launch_bounds__(kThreads, 2) mmq_f16_kernel(const MmqArgs a, i
     const int b = k % depth;
     uint8_t* const st = stage0 + b * kStage;
     auto* const dm = reinterpret_cast<uint32_t*>(st + kA + NT * kTokenBytes);  // [unit][128 rows]: half2 (d, m)
-    mbar_wait(bars + 8 * b, static_cast<uint32_t>(k / depth) & 1u);
+    wait();  // this thread's copies of stage k (its own row's chunk among them)
     {
       Chunk<kNV> c;
       const auto* src = reinterpret_cast<const uint4*>(st + tid * kRow);
@@ -200,14 +214,12 @@ __global__ void __launch_bounds__(kThreads, 2) mmq_f16_kernel(const MmqArgs a, i
         dm[u * kF16BlockRows + tid] = pack_half2(wu.d, wu.m);
       }
     }
-    __syncthreads();              // the scales are written; every warp is done with stage k - 1
-    if (k + depth - 1 < count) {  // refill stage k - 1's buffer with stage k + depth - 1
-      const int next = k + depth - 1;
-      if (tid == 0) mbar_expect_tx(bars + 8 * (next % depth), stage_tx<T, NT>());
-      fence_proxy_async();
-      issue_w(next);
-      issue_x(next);
+    __syncthreads();              // every thread's copies and scales are in; every warp is done with stage k - 1
+    if (k + depth - 1 < count) {  // into stage k - 1's buffer
+      issue_w(k + depth - 1);
+      issue_x(k + depth - 1);
     }
+    cp_async_commit();
     const uint8_t* const rows = st + warp * 32 * kRow;
     const uint8_t* const xs = st + kA + g * kTokenBytes + 16 * t;
 #pragma unroll
@@ -261,7 +273,7 @@ __global__ void __launch_bounds__(kThreads, 2) mmq_f16_kernel(const MmqArgs a, i
     }
   }
 #else
-  // Never launched below sm_90 (f16_supported()).
+  // Never launched below sm_80 (f16_supported()).
   static_cast<void>(a), static_cast<void>(depth);
   __trap();
 #endif
@@ -277,7 +289,7 @@ int depth_for(uint32_t stage) {
   }();
   const DeviceLimits& l = device_limits();
   const auto fits = [&](int d, int blocks) {
-    const size_t per = kBarBytes + static_cast<size_t>(d) * stage;
+    const size_t per = static_cast<size_t>(d) * stage;
     return per <= static_cast<size_t>(l.smem_block) &&
            static_cast<size_t>(blocks) * (per + static_cast<size_t>(l.smem_reserved)) <= static_cast<size_t>(l.smem_sm);
   };
@@ -296,7 +308,7 @@ struct F16Kernel {
     static const int d = depth_for(stage_bytes<T, NT>());
     return d;
   }
-  static size_t smem() { return kBarBytes + static_cast<size_t>(depth()) * stage_bytes<T, NT>(); }
+  static size_t smem() { return static_cast<size_t>(depth()) * stage_bytes<T, NT>(); }
   // Raises the dynamic shared-memory limit (once) and returns the blocks
   // resident per multiprocessor; 0 where the kernel cannot run.
   static int resident() {
@@ -319,7 +331,7 @@ struct F16Kernel {
 }  // namespace
 
 bool f16_supported() {
-  return device_cc_major() >= 9;
+  return device_cc_major() >= 8;
 }
 
 int f16_resident(GgmlType t, int nt) {
