@@ -42,10 +42,10 @@ bool mmq_applies(const DeviceMatrix& w);
 enum class MmqActivations { kAuto, kQ8, kF16 };
 
 // kF16 from mmq_f16_min_tokens() rows where HEARTH_CUDA_MMQ_F16=k (k >= 2;
-// unset or 0: never, the default), kQ8 otherwise. With few rows the products
-// stream the weights and the int8 kernel is as fast, and a sequence's
-// single-token steps (the q8 GEMV) see the same activations as its batched
-// ones, so k = 17 is the useful setting (docs/perf-notes.md v17).
+// unset or 0: never, the default) on devices that run it, kQ8 otherwise.
+// Measured (docs/perf-notes.md v18, H100): k = 2 is +7% at 16 streams and
+// -8% at 64 (the 14336 x 4096 products); with kQ8 a sequence's batched steps
+// see the same activations as its single-token ones (the q8 GEMV).
 int64_t mmq_f16_min_tokens();
 bool mmq_f16_supported();
 MmqActivations mmq_activations(int64_t n_tokens);
