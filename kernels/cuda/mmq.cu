@@ -23,7 +23,7 @@
 // writes its partial sums to scratch; a second kernel adds the splits in
 // order plus bias and residual. Without splits the epilogue is fused.
 //
-// f16 activations: mmq_f16.cu (its own kernel, sm_90+); this file plans and
+// f16 activations: mmq_f16.cu (its own kernel, sm_80+); this file plans and
 // launches both.
 //
 // Arithmetic per output: a unit's int32 dot (exact), converted to f32 exactly

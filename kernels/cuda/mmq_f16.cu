@@ -12,9 +12,9 @@
 // stages in flight (the plan picks the most, up to 4, with which two blocks
 // fit per multiprocessor). Each thread copies its own row's chunk, and lane
 // l of warp w piece l of tokens w, w + 4, ...: no address arithmetic beyond
-// a stride per stage. (Bulk copies, one per row chunk, were tried first: at
-// 192 small copies per stage the copy engine, not the tensor cores, set the
-// pace; docs/perf-notes.md v18.) Per stage: wait for this thread's group;
+// a stride per stage. (Bulk copies, one per row chunk, were tried first and
+// measured the same, docs/perf-notes.md v18; these run on sm_80 too.) Per
+// stage: wait for this thread's group;
 // each thread turns its row's 8 units into (d, m) half pairs (MmqType::unit's,
 // rounded to f16) in the stage's scale table; one __syncthreads; the refill of
 // the stage before; then per unit each lane decodes its A fragments from the

@@ -39,7 +39,7 @@ bool have_mma() {
          cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 8;
 }
 
-// The kinds this device runs (kF16 from sm_90).
+// The kinds this device runs (kF16 from sm_80).
 std::vector<MmqActivations> kinds() {
   std::vector<MmqActivations> k = {MmqActivations::kQ8};
   if (mmq_f16_supported()) k.push_back(MmqActivations::kF16);
