@@ -108,6 +108,7 @@ class EngineWorker : public QObject {
   bool overflow_check_ = false;
   bool overflow_reported_ = false;
   std::uint64_t profile_window_ = 0;  // bumped when profiling (re)starts
+  std::uint64_t engine_window_ = 0;   // the engine's number for that window (its reports before it are stale)
   std::int64_t next_profile_step_ = 0;
   std::int64_t sent_profile_steps_ = -1;  // the window's step count last sent
 };

@@ -15,7 +15,7 @@ void EngineWorker::setProfiling(bool on) {
     next_profile_step_ = 0;
     sent_profile_steps_ = -1;
   }
-  if (engine_) engine_->set_profiling(ProfileOptions{on, kProfileKeepSteps});
+  engine_window_ = engine_ ? engine_->set_profiling(ProfileOptions{on, kProfileKeepSteps}) : 0;
 }
 
 void EngineWorker::setOverflowCheck(bool on) {
@@ -33,14 +33,9 @@ void EngineWorker::pollInstruments() {
   if (!engine_) return;
   if (profiling_) {
     auto report = std::make_shared<ProfileReport>(engine_->profile_since(next_profile_step_));
-    if (sent_profile_steps_ >= 0 && report->steps < sent_profile_steps_) {
-      // The engine started its window afresh after the last poll (profiling
-      // turned on again: applied between steps): a new window, from step 0.
-      ++profile_window_;
-      next_profile_step_ = 0;
-      report = std::make_shared<ProfileReport>(engine_->profile_since(0));
-    }
-    if (report->steps != sent_profile_steps_) {
+    // The engine starts the window asked for at its next step; until then
+    // its reports are the old window's and are not sent as the new one.
+    if (report->window == engine_window_ && report->steps != sent_profile_steps_) {
       sent_profile_steps_ = report->steps;
       if (!report->recent.empty()) next_profile_step_ = report->recent.back().step + 1;
       emit profileUpdated(ProfileUpdate{std::move(report), profile_window_});

@@ -6,7 +6,10 @@ source bench/gpu/device_env.sh
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DHEARTH_CUDA_ARCHITECTURES=90 >$W/cfg.log 2>&1
 cmake --build $B -j16 --target kernels_cuda_bench >$W/build.log 2>&1 || { tail -20 $W/build.log; exit 1; }
 note built
-for shape in "14336 4096 64" "28672 4096 64"; do
-  timeout 60 ncu --kernel-name regex:mmq_f16_kernel --launch-skip 3 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats --section InstructionStats --section SchedulerStats $B/tests/kernels/cuda/kernels_cuda_bench mmq $shape > "$OUT/ncu_${shape// /x}.txt" 2>&1
-  note "ncu $shape: $(grep -E 'Duration|Grid Size|Achieved Occupancy|Executed Instructions |Issue Slots Busy|Warp Cycles Per Issued|No Eligible|Registers Per|Theoretical Occ|Block Limit Shared|Dynamic Shared' "$OUT/ncu_${shape// /x}.txt" | tr -s ' ' | tr '\n' '|')"
+# --clock-control none: leave the clocks alone (the device notes, METHOD.md).
+for k in mmq_f16_kernel mmq_kernel; do
+for shape in "14336 4096 64" "28672 4096 64" "4096 14336 64"; do
+  timeout 90 ncu --clock-control none --kernel-name "regex:^$k\$" --launch-skip 3 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats --section InstructionStats --section SchedulerStats --section MemoryWorkloadAnalysis $B/tests/kernels/cuda/kernels_cuda_bench mmq $shape > "$OUT/ncu_${k}_${shape// /x}.txt" 2>&1
+  note "ncu $k $shape: $(grep -E 'Duration|Grid Size|Achieved Occupancy|Executed Instructions |Issue Slots Busy|Warp Cycles Per Issued|No Eligible|Registers Per|Theoretical Occ|Block Limit Shared|Dynamic Shared|L2 Cache Throughput|DRAM Throughput|L1/TEX Hit|Mem Busy|Max Bandwidth' "$OUT/ncu_${k}_${shape// /x}.txt" | tr -s ' ' | tr '\n' '|')"
+done
 done

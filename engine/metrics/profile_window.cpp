@@ -33,10 +33,11 @@ const char* kernel_kind_name(KernelKind kind) {
 
 namespace hearth::metrics {
 
-void ProfileWindow::reset(std::int32_t n_layer, std::size_t keep_steps) {
+void ProfileWindow::reset(std::int32_t n_layer, std::size_t keep_steps, std::uint64_t window) {
   std::lock_guard lock(mu_);
   const DeviceCeilings ceilings = sums_.ceilings;
   sums_ = ProfileReport{};
+  sums_.window = window;
   sums_.n_layer = n_layer;
   sums_.ceilings = ceilings;
   for (std::vector<double>* m : {&sums_.matrix_us, &sums_.matrix_bytes, &sums_.matrix_flops})

@@ -15,8 +15,8 @@ namespace hearth::metrics {
 
 class ProfileWindow {
  public:
-  // Engine thread: forget everything; rows for `n_layer` layers.
-  void reset(std::int32_t n_layer, std::size_t keep_steps);
+  // Engine thread: forget everything; rows for `n_layer` layers; reports carry `window`.
+  void reset(std::int32_t n_layer, std::size_t keep_steps, std::uint64_t window);
   // Engine thread: one step (its ops' layers in [-1, n_layer)).
   void add(StepProfile step);
   // Engine thread: the device's ceilings, reported with the window.

@@ -74,7 +74,7 @@ class EngineImpl final : public Engine {
   std::vector<RequestId> submit_all(std::vector<Submission> submissions) override;
   void cancel(RequestId id) override;
   EngineStats stats() const override { return metrics_.snapshot(); }
-  void set_profiling(const ProfileOptions& options) override;
+  std::uint64_t set_profiling(const ProfileOptions& options) override;
   ProfileReport profile() const override { return profile_.report(); }
   ProfileReport profile_since(std::int64_t first_step) const override { return profile_.report_since(first_step); }
   void set_overflow_check(bool on) override;

@@ -8,10 +8,11 @@
 
 namespace hearth::runtime {
 
-void EngineImpl::set_profiling(const ProfileOptions& options) {
+std::uint64_t EngineImpl::set_profiling(const ProfileOptions& options) {
   want_keep_steps_.store(options.keep_steps);
-  if (options.enabled) profiling_generation_.fetch_add(1);
+  const std::uint64_t window = options.enabled ? profiling_generation_.fetch_add(1) + 1 : 0;
   want_profiling_.store(options.enabled);
+  return window;
 }
 
 void EngineImpl::set_overflow_check(bool on) {
@@ -33,7 +34,7 @@ void EngineImpl::apply_instruments() {
     if (profiling) {
       applied_generation_ = generation;
       profile_.set_ceilings(ops->ceilings());  // probed the first time on this device (a fraction of a second)
-      profile_.reset(static_cast<std::int32_t>(bundle_.model->hparams().n_layer), want_keep_steps_.load());
+      profile_.reset(static_cast<std::int32_t>(bundle_.model->hparams().n_layer), want_keep_steps_.load(), generation);
       profile_origin_ = Clock::now();
       profiled_steps_ = 0;
     }

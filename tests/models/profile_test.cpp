@@ -290,17 +290,32 @@ TEST_F(ProfileTest, CellsCarryBytesAndFlopsAgainstMeasuredCeilings) {
   fs::remove(path);
 }
 
+// Each window carries the number set_profiling returned for it: until the
+// next step the reports are still the old window's (a poller tells them apart
+// by that number, not by step counts).
 TEST_F(ProfileTest, TurnedOffItRecordsNothingMore) {
   const fs::path path = write(spec_of("Q8_0"), "off");
   auto engine = open(path);
   ASSERT_TRUE(engine);
-  engine->set_profiling(ProfileOptions{true, 64});
+  EXPECT_EQ(engine->profile().window, 0u);
+  const std::uint64_t first = engine->set_profiling(ProfileOptions{true, 64});
+  EXPECT_GT(first, 0u);
   ASSERT_NE(generate(*engine, 8, 3).reason, FinishReason::kError);
   const std::int64_t steps = engine->profile().steps;
   EXPECT_EQ(steps, 3);
-  engine->set_profiling(ProfileOptions{false, 64});
+  EXPECT_EQ(engine->profile().window, first);
+  EXPECT_EQ(engine->set_profiling(ProfileOptions{false, 64}), 0u);
   ASSERT_NE(generate(*engine, 8, 3).reason, FinishReason::kError);
   EXPECT_EQ(engine->profile().steps, steps);
+  EXPECT_EQ(engine->profile().window, first);
+
+  const std::uint64_t second = engine->set_profiling(ProfileOptions{true, 64});
+  EXPECT_GT(second, first);
+  EXPECT_EQ(engine->profile().window, first);  // not started before a step
+  EXPECT_EQ(engine->profile().steps, steps);
+  ASSERT_NE(generate(*engine, 8, 2).reason, FinishReason::kError);
+  EXPECT_EQ(engine->profile().window, second);
+  EXPECT_EQ(engine->profile().steps, 2);
   fs::remove(path);
 }
 

@@ -168,8 +168,14 @@ class Engine {
   // Instruments (hearth/profile.h), off by default, thread-safe; a change
   // takes effect from the next step. Turning profiling on starts a fresh
   // window; profile() is a copy of it (empty when profiling never ran).
+  // set_profiling returns the number the fresh window's reports will carry
+  // (ProfileReport::window) once it starts, 0 when turning profiling off or
+  // where there is none: until the next step, reports are the old window's.
   // The overflow check keeps the first finding since it was turned on.
-  virtual void set_profiling(const ProfileOptions& options) { static_cast<void>(options); }
+  virtual std::uint64_t set_profiling(const ProfileOptions& options) {
+    static_cast<void>(options);
+    return 0;
+  }
   virtual ProfileReport profile() const { return {}; }
   // The same sums, with `recent` holding only the kept steps numbered
   // first_step or later (a front end polling a live window copies what is new).

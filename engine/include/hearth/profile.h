@@ -74,6 +74,9 @@ struct DeviceCeilings {
 
 // A window of profiled steps.
 struct ProfileReport {
+  // Which Engine::set_profiling(enabled) call began this window (1, 2, ... per
+  // engine; Engine::set_profiling returns it); 0: profiling never ran.
+  std::uint64_t window = 0;
   std::int32_t n_layer = 0;
   std::int64_t steps = 0;   // steps aggregated into the sums below (all since the last reset)
   double forward_us = 0;    // sum of StepProfile::forward_us
