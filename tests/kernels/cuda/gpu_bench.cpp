@@ -486,6 +486,10 @@ int main(int argc, char** argv) {
     std::printf("unknown type %s\n", argv[1]);
     return 1;
   }
+  if (argc == 4 && std::string(argv[1]) == "attn") {  // one case: attn CTX SEQS (f16, the chooser's kernel), for a profiler
+    measure_copy();
+    return bench_attention(hearth::KvPrecision::kF16, std::atoi(argv[3]), std::atoi(argv[2])) ? 0 : 1;
+  }
   if (argc == 2 && std::string(argv[1]) == "attn") {  // decode attention: v12 vs wide kernels, chunk lengths
     measure_copy();
     using K = hc::AttentionKernel;
