@@ -7,11 +7,11 @@
 cd "$(dirname "$0")/../.."
 source bench/gpu/device_env.sh
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader | tee -a "$S"
+# The wgmma probe (layout of B's descriptor; wgmma vs mma.sync rates): seconds.
+nvcc -O2 -std=c++17 -arch=sm_90a -o $W/wgmma_probe bench/gpu/wgmma_probe.cu >$W/probe.log 2>&1 && timeout 60 $W/wgmma_probe 2>&1 | tee -a "$S" || tail -5 $W/probe.log | tee -a "$S"
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DHEARTH_CUDA_ARCHITECTURES=90 >$W/cfg.log 2>&1
 cmake --build $B -j16 --target kernels_cuda_bench >$W/build.log 2>&1 || { tail -20 $W/build.log; exit 1; }
 note built
-# The wgmma probe (layout of B's descriptor; wgmma vs mma.sync rates): seconds.
-nvcc -O2 -std=c++17 -arch=sm_90a -o $W/wgmma_probe bench/gpu/wgmma_probe.cu >$W/probe.log 2>&1 && timeout 60 $W/wgmma_probe 2>&1 | tee -a "$S" || tail -5 $W/probe.log | tee -a "$S"
 BENCH=$B/tests/kernels/cuda/kernels_cuda_bench
 SECTIONS="--section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats --section InstructionStats --section SchedulerStats --section MemoryWorkloadAnalysis"
 KEYS='Duration|Grid Size|Block Size|Achieved Occupancy|Executed Instructions |Issue Slots Busy|Warp Cycles Per Issued|No Eligible|Registers Per|Theoretical Occ|Block Limit|Dynamic Shared|L2 Cache Throughput|DRAM Throughput|L1/TEX Hit|Mem Busy|Max Bandwidth|Memory Throughput'
