@@ -277,8 +277,9 @@ int resident_q8() {
   return r;
 }
 
-int resident_blocks(GgmlType t, int nt, bool f16) {
-  if (f16) return std::max(1, mmq_detail::f16_resident(t, nt));
+int resident_blocks(GgmlType t, int nt, MmqActivations kind) {
+  if (kind == MmqActivations::kF16Wg) return std::max(1, mmq_detail::f16_wg_resident(t, nt));
+  if (kind == MmqActivations::kF16) return std::max(1, mmq_detail::f16_resident(t, nt));
   return with_type(t, [&](auto type) {
     return with_tile(nt, [&](auto tile) { return resident_q8<decltype(type)::value, decltype(tile)::value>(); });
   });
@@ -290,7 +291,8 @@ int resident_blocks(GgmlType t, int nt, bool f16) {
 // are 1.27 waves: 2 rounds of 3 stages; 2 splits one round of 4). The int8
 // kernel's blocks are 64 rows x 512 columns a stage, the f16 kernel's 128 x
 // 256.
-Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes, bool f16) {
+Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes, MmqActivations kind) {
+  const bool f16 = kind != MmqActivations::kQ8;
   Plan p;
   p.nt = token_tile(n);
   p.token_tiles = static_cast<unsigned>((n + p.nt - 1) / p.nt);
@@ -300,7 +302,7 @@ Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes, bool f16) {
   p.stages = f16 ? chunks : (chunks + 1) / 2;
   const int64_t tiles = static_cast<int64_t>(p.token_tiles) * p.row_tiles;
   const int64_t resident_all =
-      static_cast<int64_t>(std::max(1, device_limits().sms)) * resident_blocks(w.type, p.nt, f16);
+      static_cast<int64_t>(std::max(1, device_limits().sms)) * resident_blocks(w.type, p.nt, kind);
   const size_t per_split = static_cast<size_t>(n * w.rows) * sizeof(float);
   const int max_splits = static_cast<int>(std::min<size_t>(static_cast<size_t>(p.stages), scratch_bytes / per_split));
   int64_t best_cost = -1;
@@ -363,9 +365,18 @@ bool mmq_f16_supported() {
   return mmq_detail::f16_supported();
 }
 
+bool mmq_f16_wg_supported() {
+  return mmq_detail::f16_wg_supported();
+}
+
 MmqActivations mmq_activations(int64_t n_tokens) {
+  static const bool wgmma = [] {
+    const char* v = std::getenv("HEARTH_CUDA_MMQ_WGMMA");
+    return v != nullptr && std::atoi(v) != 0;
+  }();
   const int64_t from = mmq_f16_min_tokens();
-  return from > 0 && n_tokens >= from && mmq_detail::f16_supported() ? MmqActivations::kF16 : MmqActivations::kQ8;
+  if (from <= 0 || n_tokens < from || !mmq_detail::f16_supported()) return MmqActivations::kQ8;
+  return wgmma && mmq_detail::f16_wg_supported() ? MmqActivations::kF16Wg : MmqActivations::kF16;
 }
 
 size_t mmq_act_bytes(int64_t n_tokens, int64_t cols) {
@@ -382,6 +393,9 @@ Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, c
   HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(act) % 256 == 0);
   const auto values = static_cast<size_t>(n_tokens * cols);
   if (kind == MmqActivations::kF16) return mmq_detail::to_f16(x, n_tokens, cols, act, align256(2 * values), stream);
+  if (kind == MmqActivations::kF16Wg) {
+    return mmq_detail::to_f16_wg(x, n_tokens, cols, act, align256(2 * values), stream);
+  }
   auto* codes = static_cast<uint32_t*>(act);
   auto* ds = reinterpret_cast<float2*>(static_cast<uint8_t*>(act) + align256(values));
   const int64_t units = n_tokens * cols / 32;
@@ -394,7 +408,7 @@ Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, c
 
 size_t mmq_scratch_bytes(const DeviceMatrix& w, int64_t n_tokens, MmqActivations kind) {
   if (kind == MmqActivations::kAuto) kind = mmq_activations(n_tokens);
-  const Plan p = plan(w, n_tokens, static_cast<size_t>(-1), kind == MmqActivations::kF16);
+  const Plan p = plan(w, n_tokens, static_cast<size_t>(-1), kind);
   return p.splits > 1 ? static_cast<size_t>(p.splits) * static_cast<size_t>(n_tokens * w.rows) * sizeof(float) : 0;
 }
 
@@ -403,9 +417,10 @@ Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, c
   HEARTH_CUDA_REQUIRE(mmq_applies(w) && act != nullptr && y != nullptr && n_tokens > 0);
   HEARTH_CUDA_REQUIRE(n_tokens <= 0x7fffffff && w.rows <= 0x7fffffff);
   if (kind == MmqActivations::kAuto) kind = mmq_activations(n_tokens);
-  const bool f16 = kind == MmqActivations::kF16;
+  const bool f16 = kind != MmqActivations::kQ8;
   HEARTH_CUDA_REQUIRE(!f16 || mmq_detail::f16_supported());
-  const Plan p = plan(w, n_tokens, scratch == nullptr ? 0 : scratch_bytes, f16);
+  HEARTH_CUDA_REQUIRE(kind != MmqActivations::kF16Wg || mmq_detail::f16_wg_supported());
+  const Plan p = plan(w, n_tokens, scratch == nullptr ? 0 : scratch_bytes, kind);
   HEARTH_CUDA_REQUIRE(p.token_tiles <= 0x7fffffffu && p.row_tiles <= 65535u);
   const auto values = static_cast<size_t>(n_tokens * w.cols);
   MmqArgs a{};
@@ -423,9 +438,11 @@ Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, c
   a.bias = epilogue.bias;
   a.residual = epilogue.residual;
   a.partial = static_cast<float*>(scratch);
-  if (f16) {
-    HEARTH_CUDA_TRY(mmq_detail::launch_f16(w.type, p.nt, a,
-                                           dim3(p.token_tiles, p.row_tiles, static_cast<unsigned>(p.splits)), stream));
+  const dim3 grid(p.token_tiles, p.row_tiles, static_cast<unsigned>(p.splits));
+  if (kind == MmqActivations::kF16Wg) {
+    HEARTH_CUDA_TRY(mmq_detail::launch_f16_wg(w.type, p.nt, a, grid, stream));
+  } else if (f16) {
+    HEARTH_CUDA_TRY(mmq_detail::launch_f16(w.type, p.nt, a, grid, stream));
   } else {
     HEARTH_CUDA_TRY(with_type(w.type, [&](auto type) {
       return with_tile(
@@ -434,9 +451,10 @@ Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, c
   }
   if (p.splits <= 1) return {};
   const int64_t total = n_tokens * w.rows;
-  const auto grid = static_cast<unsigned>(std::min<int64_t>((total + 255) / 256, 4096));
-  HEARTH_CUDA_CHECK(launch_pdl(mmq_reduce_kernel, dim3(grid), 256, 0, stream, static_cast<const float*>(a.partial),
-                               p.splits, n_tokens, w.rows, y, epilogue.bias, epilogue.residual));
+  const auto reduce_grid = static_cast<unsigned>(std::min<int64_t>((total + 255) / 256, 4096));
+  HEARTH_CUDA_CHECK(launch_pdl(mmq_reduce_kernel, dim3(reduce_grid), 256, 0, stream,
+                               static_cast<const float*>(a.partial), p.splits, n_tokens, w.rows, y, epilogue.bias,
+                               epilogue.residual));
   return check_launch("mmq_reduce_kernel");
 }
 

@@ -13,6 +13,11 @@
 // cores (mma.m16n8k16, f32 accumulation), the token's scale applied once at
 // the end (mmq_f16.cu).
 //
+// kF16Wg (mmq_f16_wg_supported(): sm_90, from the sm_90a image): kF16's
+// arithmetic with each k16 step a Hopper warpgroup mma (wgmma) reading the
+// activations from shared memory itself; the activations in its own order
+// within each unit (mmq_wg.cu). The same values up to the f32 accumulation's order.
+//
 // kQ8: the one-token q8 GEMV's arithmetic (gemv.h, kQ8). x is first quantized per
 // token and 32 values (mmq_quantize: d = amax / 127, codes rint(x 127 / amax),
 // s = d sum(codes), the same f32 operations as the GEMV's prologue); a unit's
@@ -39,15 +44,18 @@ namespace hearth::kernels::cuda {
 bool mmq_applies(const DeviceMatrix& w);
 
 // kAuto: mmq_activations(n_tokens), the backends' choice.
-enum class MmqActivations { kAuto, kQ8, kF16 };
+enum class MmqActivations { kAuto, kQ8, kF16, kF16Wg };
 
 // kF16 from mmq_f16_min_tokens() rows where HEARTH_CUDA_MMQ_F16=k (k >= 2;
 // unset or 0: never, the default) on devices that run it, kQ8 otherwise.
 // Measured (docs/perf-notes.md v18, H100): k = 2 is +7% at 16 streams and
 // -8% at 64 (the 14336 x 4096 products); with kQ8 a sequence's batched steps
 // see the same activations as its single-token ones (the q8 GEMV).
+// kF16Wg in place of kF16 where HEARTH_CUDA_MMQ_WGMMA=1 (off by default
+// until measured) and the device runs it.
 int64_t mmq_f16_min_tokens();
 bool mmq_f16_supported();
+bool mmq_f16_wg_supported();
 MmqActivations mmq_activations(int64_t n_tokens);
 
 // Bytes of the prepared activations of n_tokens rows of cols values (cols a

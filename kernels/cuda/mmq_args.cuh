@@ -1,7 +1,7 @@
-// What mmq.cu (the int8 kernel, the plan, the entry points) and mmq_f16.cu
-// (the f16 kernel) share: the kernels' arguments, their common epilogue, the
-// compile-time dispatch over types and token tiles, and the f16 kernel's
-// host side. Include only from those two files.
+// What mmq.cu (the int8 kernel, the plan, the entry points), mmq_f16.cu (the
+// f16 kernel) and mmq_wg.cu (its wgmma form) share: the kernels' arguments,
+// their common epilogue, the compile-time dispatch over types and token
+// tiles, and the f16 kernels' host side. Include only from those files.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -92,5 +92,11 @@ Status launch_f16(GgmlType t, int nt, const MmqArgs& a, dim3 grid, cudaStream_t 
 // x: [n_tokens][cols] f32 to f16 in the kernel's layout, then the per-token
 // scales, in act (mmq_act_bytes).
 Status to_f16(const float* x, int64_t n_tokens, int64_t cols, void* act, size_t scale_offset, cudaStream_t stream);
+// The wgmma form of the f16 kernel (mmq_wg.cu, sm_90a: the same blocks and
+// stages, its own order of the f16 activations).
+bool f16_wg_supported();
+int f16_wg_resident(GgmlType t, int nt);
+Status launch_f16_wg(GgmlType t, int nt, const MmqArgs& a, dim3 grid, cudaStream_t stream);
+Status to_f16_wg(const float* x, int64_t n_tokens, int64_t cols, void* act, size_t scale_offset, cudaStream_t stream);
 
 }  // namespace hearth::kernels::cuda::mmq_detail

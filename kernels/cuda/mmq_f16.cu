@@ -40,6 +40,7 @@
 #include "kernels/cuda/device_common.cuh"
 #include "kernels/cuda/mma.cuh"
 #include "kernels/cuda/mmq_args.cuh"
+#include "kernels/cuda/mmq_f16_common.cuh"
 #include "kernels/cuda/mmq_units.cuh"
 #include "kernels/cuda/q8_chunk.cuh"
 
@@ -49,43 +50,7 @@ namespace {
 using mmq_units::HalfCodes;
 using mmq_units::MmqType;
 using mmq_units::WUnit;
-
-constexpr int kThreads = 128;
-constexpr int kWarps = kThreads / kWarp;
-constexpr int kUnits = 8;              // units of 32 per stage (256 columns)
-constexpr uint32_t kTokenBytes = 512;  // a token's f16 values of one stage
-constexpr int kMaxDepth = 4;
-
-// A row's chunk in shared memory: the stored bytes, padded so that its stride
-// in words is 4 mod 8 (rows g = 0..7 of a fragment land on distinct banks).
-template <GgmlType T>
-__host__ __device__ constexpr uint32_t row_bytes() {
-  constexpr uint32_t c = MmqType<T>::kChunkBytes;
-  return c / 4 % 8 == 4 ? c : c + 16;
-}
-// A stage: the rows, the tokens, the (d, m) table [8 units][128 rows].
-template <GgmlType T>
-__host__ __device__ constexpr uint32_t a_bytes() {
-  return kF16BlockRows * row_bytes<T>();
-}
-template <GgmlType T, int NT>
-__host__ __device__ constexpr uint32_t stage_bytes() {
-  return a_bytes<T>() + NT * kTokenBytes + kF16BlockRows * kUnits * 4;
-}
-// Bytes a stage's copies complete on its barrier.
-template <GgmlType T, int NT>
-__host__ __device__ constexpr uint32_t stage_tx() {
-  return kF16BlockRows * MmqType<T>::kChunkBytes + NT * kTokenBytes;
-}
-
-// Two biased codes (bytes kSel of w) as the f16 pair d (code - offset) + m.
-template <uint32_t kSel>
-__device__ __forceinline__ uint32_t code_pair(uint32_t w, __half2 bias, __half2 d, __half2 m) {
-  const uint32_t h = __byte_perm(w, 0x64646464u, kSel);  // 1024 + code, exact
-  const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&h), bias);
-  const __half2 r = __hfma2(v, d, m);
-  return *reinterpret_cast<const uint32_t*>(&r);
-}
+using namespace mmq_f16_common;
 
 // x -> f16 halves per token: scaled by 2^(8 - e) where amax = f 2^e, f in
 // [0.5, 1) (the largest magnitude lands in [128, 256), exactly), in pair
@@ -279,54 +244,8 @@ __global__ void __launch_bounds__(kThreads, 2) mmq_f16_kernel(const MmqArgs a, i
 #endif
 }
 
-// Stages in flight: HEARTH_CUDA_MMQ_DEPTH=k (2..4) where it fits, else the
-// most (up to 4) with which two blocks fit per multiprocessor, else the most
-// that fit in one; 0 where not even 2 fit.
-int depth_for(uint32_t stage) {
-  static const int env = [] {
-    const char* v = std::getenv("HEARTH_CUDA_MMQ_DEPTH");
-    return v == nullptr ? 0 : std::clamp(std::atoi(v), 0, kMaxDepth);
-  }();
-  const DeviceLimits& l = device_limits();
-  const auto fits = [&](int d, int blocks) {
-    const size_t per = static_cast<size_t>(d) * stage;
-    return per <= static_cast<size_t>(l.smem_block) &&
-           static_cast<size_t>(blocks) * (per + static_cast<size_t>(l.smem_reserved)) <= static_cast<size_t>(l.smem_sm);
-  };
-  if (env >= 2 && fits(env, 1)) return env;
-  for (int blocks = 2; blocks >= 1; --blocks) {
-    for (int d = kMaxDepth; d >= 2; --d) {
-      if (fits(d, blocks)) return d;
-    }
-  }
-  return 0;
-}
-
 template <GgmlType T, int NT>
-struct F16Kernel {
-  static int depth() {
-    static const int d = depth_for(stage_bytes<T, NT>());
-    return d;
-  }
-  static size_t smem() { return static_cast<size_t>(depth()) * stage_bytes<T, NT>(); }
-  // Raises the dynamic shared-memory limit (once) and returns the blocks
-  // resident per multiprocessor; 0 where the kernel cannot run.
-  static int resident() {
-    static std::atomic<int> cached{-1};
-    int r = cached.load(std::memory_order_relaxed);
-    if (r >= 0) return r;
-    r = 0;
-    if (depth() >= 2 && cudaFuncSetAttribute(mmq_f16_kernel<T, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(smem())) == cudaSuccess) {
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r, mmq_f16_kernel<T, NT>, kThreads, smem()) != cudaSuccess) {
-        r = 0;
-      }
-    }
-    static_cast<void>(cudaGetLastError());
-    cached.store(r, std::memory_order_relaxed);
-    return r;
-  }
-};
+using F16Kernel = F16Launch<mmq_f16_kernel<T, NT>, stage_bytes<T, NT>()>;
 
 }  // namespace
 

@@ -180,8 +180,9 @@ bool bench_mmq(GgmlType type, int64_t rows, int64_t cols, int n_tokens, cublasHa
   }
   const hc::DeviceMatrix m0{type, w[0], rows, cols, stride};
   void *x = nullptr, *y = nullptr, *act = nullptr, *scratch = nullptr, *f16 = nullptr;
-  const size_t scratch_bytes = std::max(hc::mmq_scratch_bytes(m0, n_tokens, hc::MmqActivations::kQ8),
-                                        hc::mmq_scratch_bytes(m0, n_tokens, hc::MmqActivations::kF16));
+  const size_t scratch_bytes = std::max({hc::mmq_scratch_bytes(m0, n_tokens, hc::MmqActivations::kQ8),
+                                         hc::mmq_scratch_bytes(m0, n_tokens, hc::MmqActivations::kF16),
+                                         hc::mmq_scratch_bytes(m0, n_tokens, hc::MmqActivations::kF16Wg)});
   const size_t f16_bytes = hc::matmul_f16_workspace_bytes(m0, n_tokens);
   cudaMalloc(&x, sizeof(float) * cols * n_tokens);
   cudaMalloc(&y, sizeof(float) * rows * n_tokens);
@@ -207,15 +208,21 @@ bool bench_mmq(GgmlType type, int64_t rows, int64_t cols, int n_tokens, cublasHa
     if (!one.ok()) st = one;
   };
   const double t_h = time_ms(mmq, 20);
+  double t_wg = 0.0;
+  if (hc::mmq_f16_wg_supported()) {
+    kind = hc::MmqActivations::kF16Wg;
+    t_wg = time_ms(mmq, 20);
+  }
   kind = hc::MmqActivations::kQ8;
   const double t_q = time_ms(mmq, 20), t_f16 = time_ms(f16path, 10);
   const double ops = 2.0 * static_cast<double>(rows) * static_cast<double>(cols) * n_tokens;
   std::printf(
       "mmq %-5s %6lld x %-6lld tokens %3d  f16 %8.1f us %7.1f GB/s %6.1f TOP/s | q8 %8.1f us %6.1f TOP/s | "
-      "f16+cuBLAS %8.1f us %6.1f TOP/s | f16/q8 %.2fx%s\n",
+      "f16+cuBLAS %8.1f us %6.1f TOP/s | f16/q8 %.2fx | wgmma %8.1f us %6.1f TOP/s%s\n",
       hearth::kernels::type_traits(type)->name, static_cast<long long>(rows), static_cast<long long>(cols), n_tokens,
       t_h * 1e3, static_cast<double>(bytes) / (t_h * 1e6), ops / (t_h * 1e9), t_q * 1e3, ops / (t_q * 1e9), t_f16 * 1e3,
-      ops / (t_f16 * 1e9), t_q / t_h, st.ok() ? "" : "  (launch failed)");
+      ops / (t_f16 * 1e9), t_q / t_h, t_wg * 1e3, t_wg > 0 ? ops / (t_wg * 1e9) : 0.0,
+      st.ok() ? "" : "  (launch failed)");
   for (void* p : w) cudaFree(p);
   for (void* p : {x, y, act, scratch, f16}) cudaFree(p);
   return st.ok();
@@ -476,6 +483,11 @@ int main(int argc, char** argv) {
   }
   bool ok = true;
   using A = hc::GemvActivations;
+  if (argc == 4 &&
+      std::string(argv[1]) == "attn") {  // one case: attn CTX SEQS (f16, the chooser's kernel), for a profiler
+    measure_copy();
+    return bench_attention(hearth::KvPrecision::kF16, std::atoi(argv[3]), std::atoi(argv[2])) ? 0 : 1;
+  }
   if (argc == 4) {
     for (const GgmlType t : {GgmlType::kQ4_0, GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kQ8_0}) {
       if (std::string(argv[1]) != hearth::kernels::type_traits(t)->name) continue;
@@ -485,10 +497,6 @@ int main(int argc, char** argv) {
     }
     std::printf("unknown type %s\n", argv[1]);
     return 1;
-  }
-  if (argc == 4 && std::string(argv[1]) == "attn") {  // one case: attn CTX SEQS (f16, the chooser's kernel), for a profiler
-    measure_copy();
-    return bench_attention(hearth::KvPrecision::kF16, std::atoi(argv[3]), std::atoi(argv[2])) ? 0 : 1;
   }
   if (argc == 2 && std::string(argv[1]) == "attn") {  // decode attention: v12 vs wide kernels, chunk lengths
     measure_copy();

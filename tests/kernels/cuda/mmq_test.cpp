@@ -39,10 +39,11 @@ bool have_mma() {
          cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 8;
 }
 
-// The kinds this device runs (kF16 from sm_80).
+// The kinds this device runs (kF16 from sm_80, kF16Wg on sm_90).
 std::vector<MmqActivations> kinds() {
   std::vector<MmqActivations> k = {MmqActivations::kQ8};
   if (mmq_f16_supported()) k.push_back(MmqActivations::kF16);
+  if (mmq_f16_wg_supported()) k.push_back(MmqActivations::kF16Wg);
   return k;
 }
 
@@ -132,11 +133,11 @@ Ref reference_f16(const HostMatrix& m, const std::vector<float>& x, int64_t n) {
 }
 
 Ref reference(const HostMatrix& m, const std::vector<float>& x, int64_t n, MmqActivations kind) {
-  return kind == MmqActivations::kF16 ? reference_f16(m, x, n) : reference_q8(m, x, n);
+  return kind == MmqActivations::kQ8 ? reference_q8(m, x, n) : reference_f16(m, x, n);
 }
 
 const char* kind_name(MmqActivations kind) {
-  return kind == MmqActivations::kF16 ? "f16" : "q8";
+  return kind == MmqActivations::kQ8 ? "q8" : kind == MmqActivations::kF16 ? "f16" : "f16 wgmma";
 }
 
 // Runs mmq (quantize + product); split: give it scratch for split-K.
@@ -260,25 +261,29 @@ TEST(CudaMmq, HalfActivationsAreCloserToTheExactProductAtAnyMagnitude) {
       x[2 * cols + c] *= 1e-6f;
       x[3 * cols + c] = 0.0f;
     }
-    const std::vector<float> y16 = run_mmq(m, x, n, false, nullptr, nullptr, MmqActivations::kF16);
     const std::vector<float> y8 = run_mmq(m, x, n, false, nullptr, nullptr, MmqActivations::kQ8);
-    for (int64_t t = 0; t < n; ++t) {
-      double err16 = 0.0, err8 = 0.0, norm = 0.0;
-      for (int64_t r = 0; r < rows; ++r) {
-        double exact = 0.0;
-        for (int64_t c = 0; c < cols; ++c) exact += static_cast<double>(m.values[r * cols + c]) * x[t * cols + c];
-        const size_t i = static_cast<size_t>(t * rows + r);
-        ASSERT_TRUE(std::isfinite(y16[i])) << type_traits(type)->name << " token " << t << " row " << r;
-        err16 += (y16[i] - exact) * (y16[i] - exact);
-        err8 += (y8[i] - exact) * (y8[i] - exact);
-        norm += exact * exact;
+    for (MmqActivations kind : kinds()) {
+      if (kind == MmqActivations::kQ8) continue;
+      SCOPED_TRACE(kind_name(kind));
+      const std::vector<float> y16 = run_mmq(m, x, n, false, nullptr, nullptr, kind);
+      for (int64_t t = 0; t < n; ++t) {
+        double err16 = 0.0, err8 = 0.0, norm = 0.0;
+        for (int64_t r = 0; r < rows; ++r) {
+          double exact = 0.0;
+          for (int64_t c = 0; c < cols; ++c) exact += static_cast<double>(m.values[r * cols + c]) * x[t * cols + c];
+          const size_t i = static_cast<size_t>(t * rows + r);
+          ASSERT_TRUE(std::isfinite(y16[i])) << type_traits(type)->name << " token " << t << " row " << r;
+          err16 += (y16[i] - exact) * (y16[i] - exact);
+          err8 += (y8[i] - exact) * (y8[i] - exact);
+          norm += exact * exact;
+        }
+        if (t == 3) {
+          EXPECT_EQ(err16, 0.0) << type_traits(type)->name << ": a zero token gives zeros";
+          continue;
+        }
+        EXPECT_LT(err16, err8) << type_traits(type)->name << " token " << t;
+        EXPECT_LT(std::sqrt(err16 / norm), 2e-3) << type_traits(type)->name << " token " << t;
       }
-      if (t == 3) {
-        EXPECT_EQ(err16, 0.0) << type_traits(type)->name << ": a zero token gives zeros";
-        continue;
-      }
-      EXPECT_LT(err16, err8) << type_traits(type)->name << " token " << t;
-      EXPECT_LT(std::sqrt(err16 / norm), 2e-3) << type_traits(type)->name << " token " << t;
     }
   }
 }
@@ -333,8 +338,8 @@ TEST(CudaMmq, WhereItApplies) {
   // f16 activations from mmq_f16_min_tokens() rows, q8 ones below.
   const int64_t from = mmq_f16_min_tokens();
   if (from > 0 && mmq_f16_supported()) {
-    EXPECT_EQ(mmq_activations(from), MmqActivations::kF16);
-    EXPECT_EQ(mmq_activations(64), MmqActivations::kF16);
+    EXPECT_NE(mmq_activations(from), MmqActivations::kQ8);  // kF16, or kF16Wg where HEARTH_CUDA_MMQ_WGMMA=1
+    EXPECT_NE(mmq_activations(64), MmqActivations::kQ8);
     EXPECT_EQ(mmq_activations(from - 1), MmqActivations::kQ8);
   } else {
     EXPECT_EQ(mmq_activations(64), MmqActivations::kQ8);

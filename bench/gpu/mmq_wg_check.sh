@@ -1,0 +1,67 @@
+#!/bin/bash
+# One device call for issue 20, v19: the wgmma form of the f16 mmq kernel
+# (kernels/cuda/mmq_wg.cu, kF16Wg, HEARTH_CUDA_MMQ_WGMMA=1) against the
+# mma.sync one and the int8 one. Builds the engine-only targets, runs the mmq
+# kernel tests (every kind the device runs), the mmq micro-benchmark on the
+# four 8B shapes at 16/32/64 tokens (f16, wgmma, q8, f16 path), hearth-bench
+# concurrent at 16 and 64 streams (int8 default; f16 from 17 rows through
+# wgmma; through mma.sync), a 64-stream profile with wgmma, and perplexity
+# of a synthetic llama-1b Q4_0 file with every product through mmq (wgmma,
+# int8). Needs PCRE2 in .deps/pcre2. LLAMA=1 adds llama-batched-bench.
+cd "$(dirname "$0")/../.."
+source bench/gpu/device_env.sh
+[ "${LLAMA:-0}" = 1 ] && note "$(start_llama_build llama-batched-bench)"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader | tee -a "$S"
+cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DHEARTH_CUDA_ARCHITECTURES=90 \
+  >$W/cfg.log 2>&1 || { tail -30 $W/cfg.log; exit 1; }
+cmake --build $B -j16 --target kernels_cuda_test kernels_cuda_bench >$W/build.log 2>&1 ||
+  { grep -m5 -A12 -E "error|FAILED" $W/build.log; exit 1; }
+note "built the kernel targets"
+cmake --build $B -j16 --target hearth-cli hearth-bench >$W/build2.log 2>&1 &
+BLD=$!
+timeout 150 $B/tests/kernels/cuda/kernels_cuda_test --gtest_brief=1 --gtest_filter='CudaMmq*' >$W/t.log 2>&1
+note "CudaMmq* rc $?: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/t.log | tr '\n' ' ')"
+grep -E "Failure|Which is|Expected|actual|wgmma" $W/t.log | head -16 | tee -a "$S"
+cp $W/t.log $OUT/tests.log
+for shape in "4096 4096" "14336 4096" "4096 14336" "28672 4096"; do
+  for n in 16 32 64; do
+    timeout 30 $B/tests/kernels/cuda/kernels_cuda_bench mmq $shape $n 2>&1 | tee -a "$S"
+  done
+done
+wait $BLD || { grep -m5 -A12 -E "error|FAILED" $W/build2.log; exit 1; }
+CLI=$B/cli/hearth-cli
+HB=$B/bench/engine/hearth-bench
+[ -f $M/8b.gguf ] || $CLI synth --shape llama-8b --quant Q4_0 -o $M/8b.gguf >$W/synth.log 2>&1
+[ -f $M/1b.gguf ] || $CLI synth --shape llama-1b --quant Q4_0 -o $M/1b.gguf >>$W/synth.log 2>&1
+note "synth done"
+conc() { # N F16 WGMMA
+  local v
+  v=$(HEARTH_CUDA_MMQ_F16=$2 HEARTH_CUDA_MMQ_WGMMA=$3 timeout 100 $HB concurrent $M/8b.gguf --device cuda --streams $1 \
+    --tokens 128 --json 2>>$W/err.log | python3 -c "import json,sys; j=json.load(sys.stdin); print('%.1f' % j['aggregate_decode_tps'])" 2>&1)
+  note "$1 streams, f16 from '$2', wgmma '$3': aggregate decode $v tok/s"
+}
+for r in 1 2; do
+  for n in 16 64; do
+    conc $n 0 0
+    conc $n 17 1
+    conc $n 17 0
+  done
+done
+HEARTH_CUDA_MMQ_F16=17 HEARTH_CUDA_MMQ_WGMMA=1 timeout 100 $HB concurrent $M/8b.gguf --device cuda --streams 64 --tokens 64 \
+  --profile >/dev/null 2>$OUT/profile64_wg.txt
+note "profile (64 streams, wgmma): $(head -c 1200 $OUT/profile64_wg.txt | tr '\n' '|')"
+head -c 8000 tests/peer/data/public_domain.txt >$W/ppl.txt
+for ctx in 512 64; do
+  for run in "1 2 1" "1 0 0" "0 0 0"; do
+    set -- $run
+    r=$(HEARTH_CUDA_MMQ=$1 HEARTH_CUDA_MMQ_MAX_TOKENS=512 HEARTH_CUDA_MMQ_F16=$2 HEARTH_CUDA_MMQ_WGMMA=$3 timeout 60 \
+      $CLI perplexity $M/1b.gguf --file $W/ppl.txt --ctx $ctx --device cuda --json 2>>$W/err.log | tail -1)
+    note "ppl llama-1b Q4_0 ctx $ctx mmq=$1 f16=$2 wgmma=$3: $(echo "$r" | python3 -c 'import json,sys; print(json.load(sys.stdin)["perplexity"])' 2>&1)"
+  done
+done
+if [ "${LLAMA:-0}" = 1 ] && llama_batched $M/8b.gguf; then
+  conc 64 0 0
+  conc 64 17 1
+fi
+cp $W/err.log $OUT/ 2>/dev/null
+note "done"
