@@ -285,12 +285,8 @@ int resident_blocks(GgmlType t, int nt, MmqActivations kind) {
   });
 }
 
-// Split-K count: the fewest splits that minimize rounds of resident blocks x
-// stages per block (+1 for the reduction when split), so a matrix of few row
-// tiles fills the GPU without a tail wave (3 splits of a 14336-row matrix
-// are 1.27 waves: 2 rounds of 3 stages; 2 splits one round of 4). The int8
-// kernel's blocks are 64 rows x 512 columns a stage, the f16 kernel's 128 x
-// 256.
+// The int8 kernel's blocks are 64 rows x 512 columns a stage, the f16
+// kernels' 128 x 256; the split count: mmq_choose_split.
 Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes, MmqActivations kind) {
   const bool f16 = kind != MmqActivations::kQ8;
   Plan p;
@@ -305,18 +301,15 @@ Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes, MmqActivations
       static_cast<int64_t>(std::max(1, device_limits().sms)) * resident_blocks(w.type, p.nt, kind);
   const size_t per_split = static_cast<size_t>(n * w.rows) * sizeof(float);
   const int max_splits = static_cast<int>(std::min<size_t>(static_cast<size_t>(p.stages), scratch_bytes / per_split));
-  int64_t best_cost = -1;
-  for (int s = 1; s <= std::max(1, max_splits); ++s) {
-    const int sps = (p.stages + s - 1) / s, eff = (p.stages + sps - 1) / sps;
-    if (eff != s) continue;  // the same split as a smaller s
-    const int64_t rounds = (tiles * eff + resident_all - 1) / resident_all;
-    const int64_t cost = rounds * sps + (eff > 1 ? 1 : 0);
-    if (best_cost < 0 || cost < best_cost) {
-      best_cost = cost;
-      p.splits = eff;
-      p.stages_per_split = sps;
-    }
-  }
+  // A stage's weight bytes per row; a block's partial sums and one split's
+  // read-back by the reduction, in stages of weight bytes.
+  const double w_row = static_cast<double>(w.row_stride) / chunks * (f16 ? 1 : 2);
+  const double block_write = p.nt * 4.0 / w_row;
+  const double reduce_read = static_cast<double>(n) * static_cast<double>(w.rows) * 4.0 /
+                             (static_cast<double>(resident_all) * block_rows * w_row);
+  const MmqSplit s = mmq_choose_split(tiles, p.stages, resident_all, max_splits, block_write, reduce_read);
+  p.splits = s.splits;
+  p.stages_per_split = s.stages_per_split;
   return p;
 }
 
@@ -333,6 +326,26 @@ size_t align256(size_t n) {
 }
 
 }  // namespace
+
+MmqSplit mmq_choose_split(int64_t tiles, int stages, int64_t resident, int max_splits, double block_write,
+                          double reduce_read) {
+  MmqSplit best{1, std::max(1, stages)};
+  double best_cost = -1.0;
+  resident = std::max<int64_t>(1, resident);
+  for (int s = 1; s <= std::max(1, std::min(max_splits, stages)); ++s) {
+    const int sps = (stages + s - 1) / s, eff = (stages + sps - 1) / sps;
+    if (eff != s) continue;  // the same split as a smaller s
+    const int64_t rounds = (tiles * eff + resident - 1) / resident;
+    double cost = static_cast<double>(rounds * sps);
+    if (eff > 1)
+      cost += static_cast<double>(rounds) * block_write + eff * reduce_read + 1.0;  // + the reduction's launch
+    if (best_cost < 0.0 || cost < best_cost) {
+      best_cost = cost;
+      best = MmqSplit{eff, sps};
+    }
+  }
+  return best;
+}
 
 bool mmq_applies(const DeviceMatrix& w) {
   switch (w.type) {

@@ -78,6 +78,22 @@ Status mmq_quantize(const float* x, int64_t n_tokens, int64_t cols, void* act, c
 Status mmq(const DeviceMatrix& w, const void* act, int64_t n_tokens, float* y, const GemvEpilogue& epilogue,
            void* scratch, size_t scratch_bytes, cudaStream_t stream, MmqActivations kind = MmqActivations::kAuto);
 
+// Split-K: the split count (and stages per split) with the least cost in
+// stage times: rounds of resident blocks x stages per block, plus, when
+// split, each round's partial-sum writes (block_write stages a block), the
+// reduction's read of every split (reduce_read stages a split) and its
+// launch; the fewest splits among equals. tiles: row x token tiles; stages:
+// a row's stages; resident: blocks resident on the whole device; max_splits:
+// what the scratch holds. (Without the partial sums' bytes, 16 one-stage
+// splits of a 14336 x 4096 product at 64 tokens won: 59 MB of partial sums
+// for 33 MB of weights, perf-notes v19.)
+struct MmqSplit {
+  int splits = 1;
+  int stages_per_split = 1;
+};
+MmqSplit mmq_choose_split(int64_t tiles, int stages, int64_t resident, int max_splits, double block_write,
+                          double reduce_read);
+
 // Scratch for mmq's largest useful split count at this shape.
 size_t mmq_scratch_bytes(const DeviceMatrix& w, int64_t n_tokens, MmqActivations kind = MmqActivations::kAuto);
 

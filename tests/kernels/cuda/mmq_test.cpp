@@ -317,6 +317,34 @@ TEST(CudaMmq, AgreesWithTheOneTokenGemv) {
   }
 }
 
+// The split-K cost model (host arithmetic, no device): on an H100's 264
+// resident f16 blocks the 8B shapes at 64 tokens split as measured best
+// (perf-notes v19), and every choice covers the stages exactly once.
+TEST(MmqSplit, CountsThePartialSumsBytes) {
+  const auto check = [](int64_t tiles, int stages, int64_t resident, int max_splits, double write, double reduce) {
+    const MmqSplit s = mmq_choose_split(tiles, stages, resident, max_splits, write, reduce);
+    EXPECT_GE(s.splits, 1);
+    EXPECT_LE(s.splits, std::max(1, std::min(stages, max_splits)));
+    EXPECT_GE(s.splits * s.stages_per_split, stages);
+    EXPECT_LT((s.splits - 1) * s.stages_per_split, stages);
+    return s;
+  };
+  // f16, Q4_0 (144 bytes a row a stage), 128-row blocks, 64 tokens.
+  const double w16 = 64 * 4.0 / 144;
+  const auto reduce16 = [](double rows) { return 64 * rows * 4.0 / (264 * 128 * 144.0); };
+  EXPECT_EQ(check(112, 16, 264, 16, w16, reduce16(14336)).splits, 2);  // gate / up: one round of 8 stages
+  EXPECT_EQ(check(224, 16, 264, 16, w16, reduce16(28672)).splits, 1);  // gate and up fused: a full wave already
+  const MmqSplit down = check(32, 56, 264, 56, w16, reduce16(4096));
+  EXPECT_EQ(down.splits, 8);  // 4096 x 14336: 256 blocks of 7 stages
+  EXPECT_EQ(down.stages_per_split, 7);
+  // Ignoring the partial sums, the 14336-row product would take 16 one-stage splits.
+  EXPECT_EQ(check(112, 16, 264, 16, 0.0, 0.0).splits, 16);
+  // int8, 64-row blocks of 288 bytes a row a stage, 16 tokens: small partials, 4 splits of 2 stages.
+  EXPECT_EQ(check(64, 8, 264, 8, 16 * 4.0 / 288, 16 * 4096 * 4.0 / (264 * 64 * 288.0)).splits, 4);
+  // No scratch: one split.
+  EXPECT_EQ(check(8, 16, 264, 0, w16, reduce16(1024)).splits, 1);
+}
+
 TEST(CudaMmq, WhereItApplies) {
   HEARTH_REQUIRE_CUDA_DEVICE();
   if (!have_mma()) GTEST_SKIP() << "mmq needs compute capability 8.0 or later";
