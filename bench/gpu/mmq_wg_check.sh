@@ -28,21 +28,26 @@ for shape in "4096 4096" "14336 4096" "4096 14336" "28672 4096"; do
     timeout 30 $B/tests/kernels/cuda/kernels_cuda_bench mmq $shape $n 2>&1 | tee -a "$S"
   done
 done
+note "split-K without the partial sums' bytes (the v18 model):"
+for shape in "14336 4096" "28672 4096"; do
+  HEARTH_CUDA_MMQ_SPLIT_BYTES=0 timeout 30 $B/tests/kernels/cuda/kernels_cuda_bench mmq $shape 64 2>&1 | tee -a "$S"
+done
 wait $BLD || { grep -m5 -A12 -E "error|FAILED" $W/build2.log; exit 1; }
 CLI=$B/cli/hearth-cli
 HB=$B/bench/engine/hearth-bench
 [ -f $M/8b.gguf ] || $CLI synth --shape llama-8b --quant Q4_0 -o $M/8b.gguf >$W/synth.log 2>&1
 [ -f $M/1b.gguf ] || $CLI synth --shape llama-1b --quant Q4_0 -o $M/1b.gguf >>$W/synth.log 2>&1
 note "synth done"
-conc() { # N F16 WGMMA
+conc() { # N F16 WGMMA [SPLIT_BYTES]
   local v
-  v=$(HEARTH_CUDA_MMQ_F16=$2 HEARTH_CUDA_MMQ_WGMMA=$3 timeout 100 $HB concurrent $M/8b.gguf --device cuda --streams $1 \
+  v=$(HEARTH_CUDA_MMQ_SPLIT_BYTES=${4:-1} HEARTH_CUDA_MMQ_F16=$2 HEARTH_CUDA_MMQ_WGMMA=$3 timeout 100 $HB concurrent $M/8b.gguf --device cuda --streams $1 \
     --tokens 128 --json 2>>$W/err.log | python3 -c "import json,sys; j=json.load(sys.stdin); print('%.1f' % j['aggregate_decode_tps'])" 2>&1)
-  note "$1 streams, f16 from '$2', wgmma '$3': aggregate decode $v tok/s"
+  note "$1 streams, f16 from '$2', wgmma '$3', split bytes '${4:-1}': aggregate decode $v tok/s"
 }
 for r in 1 2; do
   for n in 16 64; do
     conc $n 0 0
+    conc $n 0 0 0
     conc $n 17 1
     conc $n 17 0
   done

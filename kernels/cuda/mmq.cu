@@ -303,10 +303,16 @@ Plan plan(const DeviceMatrix& w, int64_t n, size_t scratch_bytes, MmqActivations
   const int max_splits = static_cast<int>(std::min<size_t>(static_cast<size_t>(p.stages), scratch_bytes / per_split));
   // A stage's weight bytes per row; a block's partial sums and one split's
   // read-back by the reduction, in stages of weight bytes.
+  // HEARTH_CUDA_MMQ_SPLIT_BYTES=0: the model without them (A/B runs).
+  static const bool count_bytes = [] {
+    const char* v = std::getenv("HEARTH_CUDA_MMQ_SPLIT_BYTES");
+    return v == nullptr || std::atoi(v) != 0;
+  }();
   const double w_row = static_cast<double>(w.row_stride) / chunks * (f16 ? 1 : 2);
-  const double block_write = p.nt * 4.0 / w_row;
-  const double reduce_read = static_cast<double>(n) * static_cast<double>(w.rows) * 4.0 /
-                             (static_cast<double>(resident_all) * block_rows * w_row);
+  const double block_write = count_bytes ? p.nt * 4.0 / w_row : 0.0;
+  const double reduce_read = count_bytes ? static_cast<double>(n) * static_cast<double>(w.rows) * 4.0 /
+                                               (static_cast<double>(resident_all) * block_rows * w_row)
+                                         : 0.0;
   const MmqSplit s = mmq_choose_split(tiles, p.stages, resident_all, max_splits, block_write, reduce_read);
   p.splits = s.splits;
   p.stages_per_split = s.stages_per_split;
