@@ -44,7 +44,7 @@ conc() { # N F16 WGMMA [SPLIT_BYTES]
     --tokens 128 --json 2>>$W/err.log | python3 -c "import json,sys; j=json.load(sys.stdin); print('%.1f' % j['aggregate_decode_tps'])" 2>&1)
   note "$1 streams, f16 from '$2', wgmma '$3', split bytes '${4:-1}': aggregate decode $v tok/s"
 }
-for r in 1 2; do
+for r in $(seq ${ROUNDS:-1}); do
   for n in 16 64; do
     conc $n 0 0
     conc $n 0 0 0
@@ -56,7 +56,7 @@ HEARTH_CUDA_MMQ_F16=17 HEARTH_CUDA_MMQ_WGMMA=1 timeout 100 $HB concurrent $M/8b.
   --profile >/dev/null 2>$OUT/profile64_wg.txt
 note "profile (64 streams, wgmma): $(head -c 1200 $OUT/profile64_wg.txt | tr '\n' '|')"
 head -c 8000 tests/peer/data/public_domain.txt >$W/ppl.txt
-for ctx in 512 64; do
+for ctx in 512; do
   for run in "1 2 1" "1 0 0" "0 0 0"; do
     set -- $run
     r=$(HEARTH_CUDA_MMQ=$1 HEARTH_CUDA_MMQ_MAX_TOKENS=512 HEARTH_CUDA_MMQ_F16=$2 HEARTH_CUDA_MMQ_WGMMA=$3 timeout 60 \
