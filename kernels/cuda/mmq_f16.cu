@@ -60,29 +60,10 @@ __global__ void mmq_to_f16_kernel(const float* __restrict__ x, int64_t cols, uin
                                   float* __restrict__ scale) {
   pdl_launch_dependents();
   pdl_wait();
-  __shared__ float part[32];
   const int64_t tok = blockIdx.x;
   const float4* row = reinterpret_cast<const float4*>(x + tok * cols);
   const int64_t groups = cols / 4;
-  float amax = 0.0f;
-  for (int64_t i = threadIdx.x; i < groups; i += blockDim.x) {
-    const float4 v = row[i];
-    amax = fmaxf(amax, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
-  }
-  amax = warp_max(amax);
-  if (threadIdx.x % kWarp == 0) part[threadIdx.x / kWarp] = amax;
-  __syncthreads();
-  if (threadIdx.x < kWarp) {
-    float v = threadIdx.x < blockDim.x / kWarp ? part[threadIdx.x] : 0.0f;
-    v = warp_max(v);
-    if (threadIdx.x == 0) part[0] = v;
-  }
-  __syncthreads();
-  amax = part[0];
-  int e = 0;
-  if (amax > 0.0f && isfinite(amax)) static_cast<void>(frexpf(amax, &e));
-  const float up = ldexpf(1.0f, 8 - e);
-  if (threadIdx.x == 0) scale[tok] = ldexpf(1.0f, e - 8);
+  const float up = token_scale(row, groups, scale + tok);
   uint2* dst = out + tok * groups;
   const int64_t swap = tok & 1;
   for (int64_t i = threadIdx.x; i < groups; i += blockDim.x) {
@@ -137,15 +118,6 @@ __global__ void __launch_bounds__(kThreads, 2) mmq_f16_kernel(const MmqArgs a, i
   // One group of copies per stage: depth - 1 before the loop, one per
   // iteration (empty at the end), so stage k has landed for this thread once
   // at most depth - 2 groups are in flight.
-  const auto wait = [&] {
-    if (depth == 2) {
-      cp_async_wait<0>();
-    } else if (depth == 3) {
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<2>();
-    }
-  };
   const int lead = depth - 1;
   for (int k = 0; k < lead && k < count; ++k) issue_w(k);  // the weights never change
   pdl_launch_dependents();
@@ -167,18 +139,8 @@ __global__ void __launch_bounds__(kThreads, 2) mmq_f16_kernel(const MmqArgs a, i
     const int b = k % depth;
     uint8_t* const st = stage0 + b * kStage;
     auto* const dm = reinterpret_cast<uint32_t*>(st + kA + NT * kTokenBytes);  // [unit][128 rows]: half2 (d, m)
-    wait();  // this thread's copies of stage k (its own row's chunk among them)
-    {
-      Chunk<kNV> c;
-      const auto* src = reinterpret_cast<const uint4*>(st + tid * kRow);
-#pragma unroll
-      for (int i = 0; i < kNV; ++i) c.v[i] = src[i];
-#pragma unroll
-      for (int u = 0; u < kUnits; ++u) {
-        const WUnit wu = Tr::unit(c, u);
-        dm[u * kF16BlockRows + tid] = pack_half2(wu.d, wu.m);
-      }
-    }
+    wait_stage(depth);  // this thread's copies of stage k (its own row's chunk among them)
+    fill_unit_table<T>(st + tid * kRow, dm, tid);
     __syncthreads();              // every thread's copies and scales are in; every warp is done with stage k - 1
     if (k + depth - 1 < count) {  // into stage k - 1's buffer
       issue_w(k + depth - 1);
@@ -254,23 +216,12 @@ bool f16_supported() {
 }
 
 int f16_resident(GgmlType t, int nt) {
-  if (!f16_supported()) return 0;
-  return with_type(t, [&](auto type) {
-    return with_tile(nt,
-                     [&](auto tile) { return F16Kernel<decltype(type)::value, decltype(tile)::value>::resident(); });
-  });
+  return f16_supported() ? resident_of<F16Kernel>(t, nt) : 0;
 }
 
 Status launch_f16(GgmlType t, int nt, const MmqArgs& a, dim3 grid, cudaStream_t stream) {
-  HEARTH_CUDA_REQUIRE(f16_resident(t, nt) > 0);
-  return with_type(t, [&](auto type) {
-    return with_tile(nt, [&](auto tile) -> Status {
-      using K = F16Kernel<decltype(type)::value, decltype(tile)::value>;
-      HEARTH_CUDA_CHECK(launch_pdl(mmq_f16_kernel<decltype(type)::value, decltype(tile)::value>, grid, kThreads,
-                                   K::smem(), stream, a, K::depth()));
-      return check_launch("mmq_f16_kernel");
-    });
-  });
+  HEARTH_CUDA_REQUIRE(f16_supported());
+  return launch_of<F16Kernel>(t, nt, a, grid, stream, "mmq_f16_kernel");
 }
 
 Status to_f16(const float* x, int64_t n_tokens, int64_t cols, void* act, size_t scale_offset, cudaStream_t stream) {

@@ -13,8 +13,10 @@
 #include <cuda_fp16.h>
 
 #include "kernels/cuda/device_common.cuh"
+#include "kernels/cuda/mma.cuh"
 #include "kernels/cuda/mmq_args.cuh"
 #include "kernels/cuda/mmq_units.cuh"
+#include "kernels/cuda/q8_chunk.cuh"
 
 namespace hearth::kernels::cuda::mmq_detail::mmq_f16_common {
 
@@ -52,6 +54,61 @@ __device__ __forceinline__ uint32_t code_pair(uint32_t w, __half2 bias, __half2 
   return *reinterpret_cast<const uint32_t*>(&r);
 }
 
+// The token's scale (one block per token, a float4 group per thread at a
+// time): 2^(8 - e) where its largest magnitude is f 2^e, f in [0.5, 1), so
+// the scaled values reach [128, 256) exactly and never overflow f16; thread
+// 0 writes 2^(e - 8), which undoes it, to *scale_out.
+__device__ __forceinline__ float token_scale(const float4* row, int64_t groups, float* scale_out) {
+  __shared__ float part[32];
+  float amax = 0.0f;
+  for (int64_t i = threadIdx.x; i < groups; i += blockDim.x) {
+    const float4 v = row[i];
+    amax = fmaxf(amax, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
+  }
+  amax = warp_max(amax);
+  if (threadIdx.x % kWarp == 0) part[threadIdx.x / kWarp] = amax;
+  __syncthreads();
+  if (threadIdx.x < kWarp) {
+    float v = threadIdx.x < blockDim.x / kWarp ? part[threadIdx.x] : 0.0f;
+    v = warp_max(v);
+    if (threadIdx.x == 0) part[0] = v;
+  }
+  __syncthreads();
+  amax = part[0];
+  int e = 0;
+  if (amax > 0.0f && isfinite(amax)) static_cast<void>(frexpf(amax, &e));
+  if (threadIdx.x == 0) *scale_out = ldexpf(1.0f, e - 8);
+  return ldexpf(1.0f, 8 - e);
+}
+
+// Waits for this thread's copies of the oldest stage in flight: one commit
+// group a stage, depth - 1 issued ahead.
+__device__ __forceinline__ void wait_stage(int depth) {
+  if (depth == 2) {
+    cp_async_wait<0>();
+  } else if (depth == 3) {
+    cp_async_wait<1>();
+  } else {
+    cp_async_wait<2>();
+  }
+}
+
+// Thread tid's row chunk (as stored, at chunk) as its 8 units' (d, m) f16
+// pairs in the stage's table dm[unit][128 rows].
+template <GgmlType T>
+__device__ __forceinline__ void fill_unit_table(const uint8_t* chunk, uint32_t* dm, int tid) {
+  constexpr int kNV = MmqType<T>::kChunkBytes / 16;
+  Chunk<kNV> c;
+  const auto* src = reinterpret_cast<const uint4*>(chunk);
+#pragma unroll
+  for (int i = 0; i < kNV; ++i) c.v[i] = src[i];
+#pragma unroll
+  for (int u = 0; u < kUnits; ++u) {
+    const mmq_units::WUnit wu = MmqType<T>::unit(c, u);
+    dm[u * kF16BlockRows + tid] = pack_half2(wu.d, wu.m);
+  }
+}
+
 // Stages in flight: HEARTH_CUDA_MMQ_DEPTH=k (2..4) where it fits, else the
 // most (up to 4) with which two blocks fit per multiprocessor, else the most
 // that fit in one; 0 where not even 2 fit.
@@ -81,6 +138,7 @@ inline int depth_for(uint32_t stage) {
 // for this device).
 template <auto Kernel, uint32_t kStage>
 struct F16Launch {
+  static constexpr auto kKernel = Kernel;
   static int depth() {
     static const int d = depth_for(kStage);
     return d;
@@ -100,5 +158,26 @@ struct F16Launch {
     return r;
   }
 };
+
+// Resident blocks of family K (K<T, NT>: an F16Launch) for a type and tile.
+template <template <GgmlType, int> class K>
+int resident_of(GgmlType t, int nt) {
+  return with_type(t, [&](auto type) {
+    return with_tile(nt, [&](auto tile) { return K<decltype(type)::value, decltype(tile)::value>::resident(); });
+  });
+}
+
+// Launches family K's kernel for a type and tile (its shared memory raised first).
+template <template <GgmlType, int> class K>
+Status launch_of(GgmlType t, int nt, const MmqArgs& a, dim3 grid, cudaStream_t stream, const char* name) {
+  HEARTH_CUDA_REQUIRE(resident_of<K>(t, nt) > 0);
+  return with_type(t, [&](auto type) {
+    return with_tile(nt, [&](auto tile) -> Status {
+      using L = K<decltype(type)::value, decltype(tile)::value>;
+      HEARTH_CUDA_CHECK(launch_pdl(L::kKernel, grid, kThreads, L::smem(), stream, a, L::depth()));
+      return check_launch(name);
+    });
+  });
+}
 
 }  // namespace hearth::kernels::cuda::mmq_detail::mmq_f16_common

@@ -125,29 +125,10 @@ __global__ void mmq_to_f16_wg_kernel(const float* __restrict__ x, int64_t cols, 
                                      float* __restrict__ scale) {
   pdl_launch_dependents();
   pdl_wait();
-  __shared__ float part[32];
   const int64_t tok = blockIdx.x;
   const float4* row = reinterpret_cast<const float4*>(x + tok * cols);
   const int64_t groups = cols / 4;
-  float amax = 0.0f;
-  for (int64_t i = threadIdx.x; i < groups; i += blockDim.x) {
-    const float4 v = row[i];
-    amax = fmaxf(amax, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
-  }
-  amax = warp_max(amax);
-  if (threadIdx.x % kWarp == 0) part[threadIdx.x / kWarp] = amax;
-  __syncthreads();
-  if (threadIdx.x < kWarp) {
-    float v = threadIdx.x < blockDim.x / kWarp ? part[threadIdx.x] : 0.0f;
-    v = warp_max(v);
-    if (threadIdx.x == 0) part[0] = v;
-  }
-  __syncthreads();
-  amax = part[0];
-  int e = 0;
-  if (amax > 0.0f && isfinite(amax)) static_cast<void>(frexpf(amax, &e));
-  const float up = ldexpf(1.0f, 8 - e);
-  if (threadIdx.x == 0) scale[tok] = ldexpf(1.0f, e - 8);
+  const float up = token_scale(row, groups, scale + tok);
   uint32_t* dst = out + tok * (cols / 2);
   for (int64_t i = threadIdx.x; i < groups; i += blockDim.x) {
     // Columns 4i .. 4i + 3: unit i / 8, step (i % 8) / 4, lane slot i % 4; the
@@ -200,15 +181,6 @@ __global__ void __launch_bounds__(kThreads, 2) mmq_wg_kernel(const MmqArgs a, in
       }
     }
   };
-  const auto wait = [&] {
-    if (depth == 2) {
-      cp_async_wait<0>();
-    } else if (depth == 3) {
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<2>();
-    }
-  };
   const int lead = depth - 1;
   for (int k = 0; k < lead && k < count; ++k) issue_w(k);
   pdl_launch_dependents();
@@ -230,18 +202,8 @@ __global__ void __launch_bounds__(kThreads, 2) mmq_wg_kernel(const MmqArgs a, in
     const int b = k % depth;
     uint8_t* const st = stage0 + b * kStage;
     auto* const dm = reinterpret_cast<uint32_t*>(st + kA + NT * kTokenBytes);  // [unit][128 rows]: half2 (d, m)
-    wait();
-    {
-      Chunk<kNV> c;
-      const auto* src = reinterpret_cast<const uint4*>(st + tid * kRow);
-#pragma unroll
-      for (int i = 0; i < kNV; ++i) c.v[i] = src[i];
-#pragma unroll
-      for (int u = 0; u < kUnits; ++u) {
-        const WUnit wu = Tr::unit(c, u);
-        dm[u * kF16BlockRows + tid] = pack_half2(wu.d, wu.m);
-      }
-    }
+    wait_stage(depth);
+    fill_unit_table<T>(st + tid * kRow, dm, tid);
     // This thread's cp.async writes (generic proxy) before the tensor cores' reads (async proxy).
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     __syncthreads();  // every thread's copies and scales are in; all of stage k - 1's wgmma completed
@@ -321,22 +283,12 @@ bool f16_wg_supported() {
 }
 
 int f16_wg_resident(GgmlType t, int nt) {
-  if (!f16_wg_supported()) return 0;
-  return with_type(t, [&](auto type) {
-    return with_tile(nt, [&](auto tile) { return WgKernel<decltype(type)::value, decltype(tile)::value>::resident(); });
-  });
+  return f16_wg_supported() ? resident_of<WgKernel>(t, nt) : 0;
 }
 
 Status launch_f16_wg(GgmlType t, int nt, const MmqArgs& a, dim3 grid, cudaStream_t stream) {
-  HEARTH_CUDA_REQUIRE(f16_wg_resident(t, nt) > 0);
-  return with_type(t, [&](auto type) {
-    return with_tile(nt, [&](auto tile) -> Status {
-      using K = WgKernel<decltype(type)::value, decltype(tile)::value>;
-      HEARTH_CUDA_CHECK(launch_pdl(mmq_wg_kernel<decltype(type)::value, decltype(tile)::value>, grid, kThreads,
-                                   K::smem(), stream, a, K::depth()));
-      return check_launch("mmq_wg_kernel");
-    });
-  });
+  HEARTH_CUDA_REQUIRE(f16_wg_supported());
+  return launch_of<WgKernel>(t, nt, a, grid, stream, "mmq_wg_kernel");
 }
 
 Status to_f16_wg(const float* x, int64_t n_tokens, int64_t cols, void* act, size_t scale_offset, cudaStream_t stream) {
