@@ -7,7 +7,8 @@
 # concurrent at 16 and 64 streams (int8 default; f16 from 17 rows through
 # wgmma; through mma.sync), a 64-stream profile with wgmma, and perplexity
 # of a synthetic llama-1b Q4_0 file with every product through mmq (wgmma,
-# int8). Needs PCRE2 in .deps/pcre2. LLAMA=1 adds llama-batched-bench.
+# int8). Needs PCRE2 in .deps/pcre2. LLAMA=1 adds llama-batched-bench; LEAN=1
+# keeps 64 tokens / 64 streams only and stops before the profile.
 cd "$(dirname "$0")/../.."
 source bench/gpu/device_env.sh
 [ "${LLAMA:-0}" = 1 ] && note "$(start_llama_build llama-batched-bench)"
@@ -24,7 +25,7 @@ note "CudaMmq* rc $?: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/t.log |
 grep -E "Failure|Which is|Expected|actual|wgmma" $W/t.log | head -16 | tee -a "$S"
 cp $W/t.log $OUT/tests.log
 for shape in "4096 4096" "14336 4096" "4096 14336" "28672 4096"; do
-  for n in 16 32 64; do
+  for n in $([ "${LEAN:-0}" = 1 ] && echo 64 || echo 16 32 64); do
     timeout 30 $B/tests/kernels/cuda/kernels_cuda_bench mmq $shape $n 2>&1 | tee -a "$S"
   done
 done
@@ -45,13 +46,14 @@ conc() { # N F16 WGMMA [SPLIT_BYTES]
   note "$1 streams, f16 from '$2', wgmma '$3', split bytes '${4:-1}': aggregate decode $v tok/s"
 }
 for r in $(seq ${ROUNDS:-1}); do
-  for n in 16 64; do
+  for n in $([ "${LEAN:-0}" = 1 ] && echo 64 || echo 16 64); do
     conc $n 0 0
     conc $n 0 0 0
     conc $n 17 1
     conc $n 17 0
   done
 done
+[ "${LEAN:-0}" = 1 ] && { note "done (lean)"; exit 0; }
 HEARTH_CUDA_MMQ_F16=17 HEARTH_CUDA_MMQ_WGMMA=1 timeout 100 $HB concurrent $M/8b.gguf --device cuda --streams 64 --tokens 64 \
   --profile >/dev/null 2>$OUT/profile64_wg.txt
 note "profile (64 streams, wgmma): $(head -c 1200 $OUT/profile64_wg.txt | tr '\n' '|')"
