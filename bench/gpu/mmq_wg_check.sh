@@ -8,7 +8,8 @@
 # wgmma; through mma.sync), a 64-stream profile with wgmma, and perplexity
 # of a synthetic llama-1b Q4_0 file with every product through mmq (wgmma,
 # int8). Needs PCRE2 in .deps/pcre2. LLAMA=1 adds llama-batched-bench; LEAN=1
-# keeps 64 tokens / 64 streams only and stops before the profile.
+# keeps 64 tokens / 64 streams only and stops before the profile; LEAN=2
+# stops after the kernel tests and the micro-benchmark.
 cd "$(dirname "$0")/../.."
 source bench/gpu/device_env.sh
 [ "${LLAMA:-0}" = 1 ] && note "$(start_llama_build llama-batched-bench)"
@@ -18,8 +19,10 @@ cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DH
 cmake --build $B -j16 --target kernels_cuda_test kernels_cuda_bench >$W/build.log 2>&1 ||
   { grep -m5 -A12 -E "error|FAILED" $W/build.log; exit 1; }
 note "built the kernel targets"
-cmake --build $B -j16 --target hearth-cli hearth-bench >$W/build2.log 2>&1 &
-BLD=$!
+if [ "${LEAN:-0}" != 2 ]; then
+  cmake --build $B -j16 --target hearth-cli hearth-bench >$W/build2.log 2>&1 &
+  BLD=$!
+fi
 timeout 150 $B/tests/kernels/cuda/kernels_cuda_test --gtest_brief=1 --gtest_filter='CudaMmq*' >$W/t.log 2>&1
 note "CudaMmq* rc $?: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/t.log | tr '\n' ' ')"
 grep -E "Failure|Which is|Expected|actual|wgmma" $W/t.log | head -16 | tee -a "$S"
@@ -33,6 +36,7 @@ note "split-K without the partial sums' bytes (the v18 model):"
 for shape in "14336 4096" "28672 4096"; do
   HEARTH_CUDA_MMQ_SPLIT_BYTES=0 timeout 30 $B/tests/kernels/cuda/kernels_cuda_bench mmq $shape 64 2>&1 | tee -a "$S"
 done
+[ "${LEAN:-0}" = 2 ] && { note "done (kernels only)"; exit 0; }
 wait $BLD || { grep -m5 -A12 -E "error|FAILED" $W/build2.log; exit 1; }
 CLI=$B/cli/hearth-cli
 HB=$B/bench/engine/hearth-bench
