@@ -1,7 +1,8 @@
 // What mmq.cu (the int8 kernel, the plan, the entry points), mmq_f16.cu (the
 // f16 kernel) and mmq_wg.cu (its wgmma form) share: the kernels' arguments,
 // their common epilogue, the compile-time dispatch over types and token
-// tiles, and the f16 kernels' host side. Include only from those files.
+// tiles, and the f16 kernels' host side. Include only from those files (and
+// mmq_f16_common.cuh, which the f16 ones share).
 #pragma once
 
 #include <cuda_runtime_api.h>

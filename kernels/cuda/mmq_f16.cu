@@ -226,11 +226,7 @@ Status launch_f16(GgmlType t, int nt, const MmqArgs& a, dim3 grid, cudaStream_t 
 
 Status to_f16(const float* x, int64_t n_tokens, int64_t cols, void* act, size_t scale_offset, cudaStream_t stream) {
   HEARTH_CUDA_REQUIRE(f16_supported());
-  HEARTH_CUDA_REQUIRE(n_tokens <= 0x7fffffff && reinterpret_cast<uintptr_t>(x) % 16 == 0);
-  auto* scale = reinterpret_cast<float*>(static_cast<uint8_t*>(act) + scale_offset);
-  HEARTH_CUDA_CHECK(launch_pdl(mmq_to_f16_kernel, dim3(static_cast<unsigned>(n_tokens)), 256, 0, stream, x, cols,
-                               static_cast<uint2*>(act), scale));
-  return check_launch("mmq_to_f16_kernel");
+  return launch_to_f16(mmq_to_f16_kernel, "mmq_to_f16_kernel", x, n_tokens, cols, act, scale_offset, stream);
 }
 
 }  // namespace hearth::kernels::cuda::mmq_detail

@@ -180,4 +180,16 @@ Status launch_of(GgmlType t, int nt, const MmqArgs& a, dim3 grid, cudaStream_t s
   });
 }
 
+// Launches an activation kernel (one block of 256 threads per token) writing
+// the f16 values to act and the per-token scales at act + scale_offset.
+template <class Out>
+Status launch_to_f16(void (*kernel)(const float*, int64_t, Out*, float*), const char* name, const float* x,
+                     int64_t n_tokens, int64_t cols, void* act, size_t scale_offset, cudaStream_t stream) {
+  HEARTH_CUDA_REQUIRE(n_tokens <= 0x7fffffff && reinterpret_cast<uintptr_t>(x) % 16 == 0);
+  auto* scale = reinterpret_cast<float*>(static_cast<uint8_t*>(act) + scale_offset);
+  HEARTH_CUDA_CHECK(launch_pdl(kernel, dim3(static_cast<unsigned>(n_tokens)), 256, 0, stream, x, cols,
+                               static_cast<Out*>(act), scale));
+  return check_launch(name);
+}
+
 }  // namespace hearth::kernels::cuda::mmq_detail::mmq_f16_common
