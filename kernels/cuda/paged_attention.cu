@@ -421,14 +421,16 @@ __global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_wide_kernel
   }
 }
 
-// grid: token * n_heads; block: head_dim * slices threads (<= 1024). Slice k
-// of the threads merges chunks k, k + slices, ... (independent loads, a few
-// per thread), then the slices are summed through shared memory.
+// grid: (token * n_heads, parts); block: dims * slices threads (<= 1024),
+// dims = head_dim / parts: block (th, p) writes dimensions [p * dims, (p + 1)
+// * dims) of head th, so one sequence's 32 heads fill ~128 SMs instead of 32
+// (v20). Slice k of the threads merges chunks k, k + slices, ... (independent
+// loads, a few per thread), then the slices are summed through shared memory.
 constexpr int kCombineThreads = 1024;
 
 __global__ void __launch_bounds__(kCombineThreads)
     attn_combine_wide_kernel(const float* __restrict__ part_acc, const float* __restrict__ part_ml, int n_splits,
-                             int head_dim, int n_heads, const int32_t* token_index, float* __restrict__ out) {
+                             int head_dim, int dims, int n_heads, const int32_t* token_index, float* __restrict__ out) {
   __shared__ float s_red[kCombineThreads];
   __shared__ float s_l[kCombineThreads / kWarp];
   __shared__ float s_m[kWarp];
@@ -437,8 +439,9 @@ __global__ void __launch_bounds__(kCombineThreads)
   const int64_t th = blockIdx.x;  // the call's row * n_heads + head
   const int64_t out_th =
       static_cast<int64_t>(token_of(token_index, static_cast<int>(th / n_heads))) * n_heads + th % n_heads;
-  const int slices = static_cast<int>(blockDim.x) / head_dim;
-  const int d = static_cast<int>(threadIdx.x) % head_dim, sl = static_cast<int>(threadIdx.x) / head_dim;
+  const int slices = static_cast<int>(blockDim.x) / dims;
+  const int dl = static_cast<int>(threadIdx.x) % dims, sl = static_cast<int>(threadIdx.x) / dims;
+  const int d = static_cast<int>(blockIdx.y) * dims + dl;
   const int lane = static_cast<int>(threadIdx.x) % kWarp, warp = static_cast<int>(threadIdx.x) / kWarp;
   const float* ml = part_ml + 2 * th * n_splits;
   float m = -INFINITY;
@@ -465,11 +468,11 @@ __global__ void __launch_bounds__(kCombineThreads)
     }
   }
   s_red[threadIdx.x] = acc;
-  if (d == 0) s_l[sl] = l;
+  if (dl == 0) s_l[sl] = l;
   __syncthreads();
   if (sl == 0) {
     float ls = 0.0f, as = 0.0f;
-    for (int k = 0; k < slices; ++k) ls += s_l[k], as += s_red[k * head_dim + d];
+    for (int k = 0; k < slices; ++k) ls += s_l[k], as += s_red[k * dims + dl];
     out[out_th * head_dim + d] = ls > 0.0f ? as / ls : 0.0f;
   }
 }
@@ -544,6 +547,34 @@ void (*wide_kernel_for(KvPrecision dtype))(AttnArgs) {
       break;
   }
   return attn_wide_kernel<KvPrecision::kF16, kLanes>;
+}
+
+// Pieces of head_dim the combine splits each head into: the fewest (powers of
+// two, pieces of >= 32 dimensions) that give every SM a block. Few heads (one
+// sequence's decode) take 4 at head_dim 128; batches take 1.
+// HEARTH_CUDA_ATTN_COMBINE_PARTS=N forces N (1 = the v13 combine; A/B runs).
+int combine_parts(int64_t heads, int head_dim) {
+  static const int forced = [] {
+    const char* v = std::getenv("HEARTH_CUDA_ATTN_COMBINE_PARTS");
+    return v != nullptr ? std::atoi(v) : 0;
+  }();
+  if (forced > 0) {
+    int p = 1;
+    while (p * 2 <= forced && head_dim % (p * 2) == 0 && head_dim / (p * 2) >= kWarp) p *= 2;
+    return p;
+  }
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+      static_cast<void>(cudaGetLastError());
+      return 0;
+    }
+    return n;
+  }();
+  int p = 1;
+  while (heads * p < sms && head_dim % (p * 2) == 0 && head_dim / (p * 2) >= kWarp) p *= 2;
+  return p;
 }
 
 }  // namespace
@@ -627,9 +658,11 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   const auto* pacc = static_cast<const float*>(a.part_acc);
   const auto* pml = static_cast<const float*>(a.part_ml);
   if (wide) {
-    const int slices = std::max(1, std::min(n_splits, kCombineThreads / kv.head_dim));
-    HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), attn_combine_wide_kernel, dim3(n_th), slices * kv.head_dim, 0,
-                                      stream, pacc, pml, n_splits, kv.head_dim, params.n_heads, batch.token_index,
+    const int parts = combine_parts(static_cast<int64_t>(n_th), kv.head_dim);
+    const int dims = kv.head_dim / parts;
+    const int slices = std::max(1, std::min(n_splits, kCombineThreads / dims));
+    HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), attn_combine_wide_kernel, dim3(n_th, parts), slices * dims, 0,
+                                      stream, pacc, pml, n_splits, kv.head_dim, dims, params.n_heads, batch.token_index,
                                       out));
   } else {
     HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), attn_combine_kernel, dim3(n_th), kv.head_dim, 0, stream, pacc,
