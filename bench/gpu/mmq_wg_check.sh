@@ -7,8 +7,9 @@
 # concurrent at 16 and 64 streams (int8 default; f16 from 17 rows through
 # wgmma; through mma.sync), a 64-stream profile with wgmma, and perplexity
 # of a synthetic llama-1b Q4_0 file with every product through mmq (wgmma,
-# int8). v20: the attention tests and the decode attention's combine over
-# head_dim pieces against the v13 one (micro-benchmark, 8B decode at 4,096).
+# int8). v20: the attention tests; the decode attention's stream kernel and
+# its combine over head_dim pieces against the v13 ones (micro-benchmark,
+# 8B decode at 4,096).
 # Needs PCRE2 in .deps/pcre2. LLAMA=1 adds llama-batched-bench; LEAN=1
 # keeps 64 tokens / 64 streams only and stops before the profile; LEAN=2
 # stops after the kernel tests and the micro-benchmark.
@@ -29,14 +30,17 @@ timeout 150 $B/tests/kernels/cuda/kernels_cuda_test --gtest_brief=1 --gtest_filt
 note "CudaMmq*, CudaPagedAttention* rc $?: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/t.log | tr '\n' ' ')"
 grep -E "Failure|Which is|Expected|actual|wgmma" $W/t.log | head -16 | tee -a "$S"
 cp $W/t.log $OUT/tests.log
-# v20: the combine over head_dim pieces (auto: 4 for one sequence) against the v13 one (1 piece),
-# at the chooser's chunks and at twice as many (8 blocks an SM: one round of K/V loads a block).
+# v20: decode attention: the stream kernel (K/V tiles staged by cp.async) against the wide one, and the
+# combine over head_dim pieces (auto: 4 for one sequence) against the v13 one (1 piece).
+timeout 120 $B/tests/kernels/cuda/kernels_cuda_bench attn >$OUT/attn_bench.txt 2>&1
+note "attn sweep rc $?"
+grep -E "copy d2d|ctx +(4096|16384)" $OUT/attn_bench.txt | tee -a "$S"
 for ctx in 4096 16384; do
-  for cp in 1 0; do
-    for bps in 0 8; do
-      v=$(HEARTH_CUDA_ATTN_COMBINE_PARTS=$cp HEARTH_CUDA_ATTN_BLOCKS_PER_SM=$bps timeout 30 \
+  for st in 0 1; do
+    for cp in 1 0; do
+      v=$(HEARTH_CUDA_ATTN_STREAM=$st HEARTH_CUDA_ATTN_COMBINE_PARTS=$cp timeout 30 \
         $B/tests/kernels/cuda/kernels_cuda_bench attn $ctx 1 2>&1 | grep "^attn decode")
-      note "combine parts '$cp' blocks/SM '$bps': $v"
+      note "stream '$st' combine parts '$cp': $v"
     done
   done
 done
@@ -72,11 +76,12 @@ for r in $(seq ${ROUNDS:-1}); do
 done
 python3 -c "print('hello world ' * 341 + 'hel')" >$W/long.txt # 4,096 tokens (the synthetic tokenizer)
 for r in 1 2; do
-  for cp in 1 0; do
-    v=$(HEARTH_CUDA_ATTN_COMBINE_PARTS=$cp timeout 90 $CLI generate $M/8b.gguf --device cuda --temp 0 --json \
-      --prompt-file $W/long.txt -n 64 --ctx 4352 2>>$W/err.log | tail -1 | python3 -c \
+  for ab in "0 1" "0 0" "1 0"; do
+    set -- $ab
+    v=$(HEARTH_CUDA_ATTN_STREAM=$1 HEARTH_CUDA_ATTN_COMBINE_PARTS=$2 timeout 90 $CLI generate $M/8b.gguf --device cuda \
+      --temp 0 --json --prompt-file $W/long.txt -n 64 --ctx 4352 2>>$W/err.log | tail -1 | python3 -c \
       "import json,sys,hashlib; j=json.load(sys.stdin); print('%.1f %s' % (j['decode_tps'], hashlib.md5(j['text'].encode()).hexdigest()[:10]))" 2>&1)
-    note "8B decode at 4,096 context, combine parts '$cp': $v"
+    note "8B decode at 4,096 context, stream '$1' combine parts '$2': $v"
   done
 done
 [ "${LEAN:-0}" = 1 ] && { note "done (lean)"; exit 0; }

@@ -45,6 +45,17 @@ __device__ __forceinline__ WideRaw<kDtype> wide_load(const void* base, const voi
   }
 }
 
+// The same elements staged in shared memory (f16 and fp8 only: the row's bytes as stored).
+template <KvPrecision kDtype>
+__device__ __forceinline__ WideRaw<kDtype> wide_smem(const uint8_t* p) {
+  static_assert(kDtype != KvPrecision::kQ8_0, "q8_0 rows are not staged");
+  if constexpr (kDtype == KvPrecision::kF16) {
+    return {*reinterpret_cast<const uint4*>(p)};
+  } else {
+    return {*reinterpret_cast<const uint2*>(p)};
+  }
+}
+
 template <KvPrecision kDtype>
 __device__ __forceinline__ WideRaw<kDtype> wide_zero() {
   if constexpr (kDtype == KvPrecision::kF16) {

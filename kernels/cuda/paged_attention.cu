@@ -1,5 +1,6 @@
 #include "kernels/cuda/device_common.cuh"
 #include "kernels/cuda/kv_row.cuh"
+#include "kernels/cuda/mma.cuh"
 #include "kernels/cuda/paged_attention.h"
 
 #include <algorithm>
@@ -271,123 +272,108 @@ __device__ __forceinline__ float worker_sum(float v) {
   return v;
 }
 
-// grid: (token, kv head * subgroups, chunk); block: kWideWarps warps; the
-// same outputs as attn_split_kernel (partials, or the output for one chunk).
-template <KvPrecision kDtype, int kLanes>
-__global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_wide_kernel(AttnArgs a) {
-  constexpr int kD = kLanes * kWideElems;
-  constexpr int kPerWarp = kWarp / kLanes;
-  constexpr int kWorkers = kWideWarps * kPerWarp;
-  constexpr int kStep = kWideRows * kWorkers;  // positions a block covers per iteration
-  __shared__ float s_ml[kWorkers][kMaxGroup][2];
-  __shared__ __align__(16) float s_acc[kWorkers][kMaxGroup][kD];
-  pdl_launch_dependents();
-  pdl_wait();
-  const int row = blockIdx.x, t = token_of(a.token_index, row), chunk = blockIdx.z;
-  const int g = blockIdx.y / a.subgroups;
-  const int h0 = g * a.group + (blockIdx.y % a.subgroups) * kMaxGroup;
-  const int gs = min(kMaxGroup, g * a.group + a.group - h0);
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  const int sub = lane % kLanes, worker = warp * kPerWarp + lane / kLanes;
-  const int p = a.positions[t];
-  const int first = a.window > 0 ? max(0, p - a.window + 1) : 0;
-  const int lo = max(chunk * a.split_len, first), hi = min((chunk + 1) * a.split_len, p + 1);
+// The wide kernels' shared parts. A worker's online-softmax state over
+// kMaxGroup query heads, kWideElems dimensions a lane: qv (q, scaled), acc,
+// m, l. wide_fold and wide_finish are all the arithmetic of the wide kernel
+// and the stream kernel (v20), which differ only in how the rows arrive: given
+// the same rows they give the same bits.
+template <int kLanes>
+struct WideShape {
+  static constexpr int kD = kLanes * kWideElems;
+  static constexpr int kPerWarp = kWarp / kLanes;
+  static constexpr int kWorkers = kWideWarps * kPerWarp;
+  static constexpr int kStep = kWideRows * kWorkers;  // positions a block covers per iteration
+};
 
-  float qv[kMaxGroup][kWideElems], acc[kMaxGroup][kWideElems], m[kMaxGroup], l[kMaxGroup];
+// The block's query heads' q (h0 .. h0 + gs - 1, lanes' elements at sub), scaled; the state cleared.
+template <int kLanes>
+__device__ __forceinline__ void wide_start(const AttnArgs& a, int t, int h0, int gs, int sub,
+                                           float (&qv)[kMaxGroup][kWideElems], float (&acc)[kMaxGroup][kWideElems],
+                                           float (&m)[kMaxGroup], float (&l)[kMaxGroup]) {
 #pragma unroll
   for (int i = 0; i < kMaxGroup; ++i) {
     m[i] = -INFINITY;
     l[i] = 0.0f;
-    const float* qr = a.q + (static_cast<int64_t>(t) * a.n_heads + h0 + i) * kD + sub * kWideElems;
+    const float* qr = a.q + (static_cast<int64_t>(t) * a.n_heads + h0 + i) * WideShape<kLanes>::kD + sub * kWideElems;
 #pragma unroll
     for (int e = 0; e < kWideElems; ++e) {
       acc[i][e] = 0.0f;
       qv[i][e] = i < gs ? qr[e] * a.qk_scale : 0.0f;
     }
   }
-  const int seq = a.token_seq != nullptr ? a.token_seq[t] : 0;
-  const int32_t* table = a.block_tables + static_cast<int64_t>(seq) * a.max_blocks_per_seq;
-  const int64_t head_off = static_cast<int64_t>(g) * kD + sub * kWideElems;
-  // Pool blocks of this iteration's rows; the next iteration's are read while its K/V loads fly.
-  int32_t blk[kWideRows];
+}
+
+// Folds a worker's kWideRows rows of the iteration at `base` (row j at
+// position base + j * kWorkers + worker; rows at or past hi are masked) into
+// its state.
+template <KvPrecision kDtype, int kLanes>
+__device__ __forceinline__ void wide_fold(int base, int worker, int hi, const WideRaw<kDtype> (&kr)[kWideRows],
+                                          const WideRaw<kDtype> (&vr)[kWideRows],
+                                          const float (&qv)[kMaxGroup][kWideElems], float (&acc)[kMaxGroup][kWideElems],
+                                          float (&m)[kMaxGroup], float (&l)[kMaxGroup]) {
+  constexpr int kWorkers = WideShape<kLanes>::kWorkers;
+  float s[kMaxGroup][kWideRows];
 #pragma unroll
   for (int j = 0; j < kWideRows; ++j) {
-    const int pos = lo + j * kWorkers + worker;
-    blk[j] = pos < hi ? __ldg(table + pos / a.block_size) : 0;
+    float kf[kWideElems];
+    wide_decode<kDtype>(kr[j], kf);
+#pragma unroll
+    for (int i = 0; i < kMaxGroup; ++i) {
+      float d = 0.0f;
+#pragma unroll
+      for (int e = 0; e < kWideElems; ++e) d = fmaf(qv[i][e], kf[e], d);
+      s[i][j] = d;
+    }
   }
-  // The loop bound is the warp's first row, so all of a warp's lanes run every iteration (shuffles).
-  for (int base = lo; base + warp * kPerWarp < hi; base += kStep) {
-    WideRaw<kDtype> kr[kWideRows], vr[kWideRows];
+#pragma unroll
+  for (int i = 0; i < kMaxGroup; ++i) {
 #pragma unroll
     for (int j = 0; j < kWideRows; ++j) {
-      const int pos = base + j * kWorkers + worker;
-      if (pos < hi) {
-        const int64_t off =
-            (static_cast<int64_t>(blk[j]) * a.block_size + pos % a.block_size) * a.n_kv_heads * kD + head_off;
-        kr[j] = wide_load<kDtype>(a.k, a.k_d, off);
-        vr[j] = wide_load<kDtype>(a.v, a.v_d, off);
-      } else {
-        kr[j] = wide_zero<kDtype>();
-        vr[j] = wide_zero<kDtype>();
-      }
+      s[i][j] = worker_sum<kLanes>(s[i][j]);
+      if (base + j * kWorkers + worker >= hi) s[i][j] = -INFINITY;
     }
+  }
+  float pr[kMaxGroup][kWideRows];
+#pragma unroll
+  for (int i = 0; i < kMaxGroup; ++i) {
+    float mx = m[i];
+#pragma unroll
+    for (int j = 0; j < kWideRows; ++j) mx = fmaxf(mx, s[i][j]);
+    // mx = -inf: this worker has no row this time (its state stays as it is).
+    const float corr = mx == -INFINITY ? 1.0f : expf(m[i] - mx);
+    float sum = 0.0f;
 #pragma unroll
     for (int j = 0; j < kWideRows; ++j) {
-      const int pos = base + kStep + j * kWorkers + worker;
-      blk[j] = pos < hi ? __ldg(table + pos / a.block_size) : 0;
+      pr[i][j] = s[i][j] == -INFINITY ? 0.0f : expf(s[i][j] - mx);
+      sum += pr[i][j];
     }
-    float s[kMaxGroup][kWideRows];
+    l[i] = l[i] * corr + sum;
+    m[i] = mx;
 #pragma unroll
-    for (int j = 0; j < kWideRows; ++j) {
-      float kf[kWideElems];
-      wide_decode<kDtype>(kr[j], kf);
+    for (int e = 0; e < kWideElems; ++e) acc[i][e] *= corr;
+  }
 #pragma unroll
-      for (int i = 0; i < kMaxGroup; ++i) {
-        float d = 0.0f;
-#pragma unroll
-        for (int e = 0; e < kWideElems; ++e) d = fmaf(qv[i][e], kf[e], d);
-        s[i][j] = d;
-      }
-    }
+  for (int j = 0; j < kWideRows; ++j) {
+    float vf[kWideElems];
+    wide_decode<kDtype>(vr[j], vf);
 #pragma unroll
     for (int i = 0; i < kMaxGroup; ++i) {
 #pragma unroll
-      for (int j = 0; j < kWideRows; ++j) {
-        s[i][j] = worker_sum<kLanes>(s[i][j]);
-        if (base + j * kWorkers + worker >= hi) s[i][j] = -INFINITY;
-      }
-    }
-    float pr[kMaxGroup][kWideRows];
-#pragma unroll
-    for (int i = 0; i < kMaxGroup; ++i) {
-      float mx = m[i];
-#pragma unroll
-      for (int j = 0; j < kWideRows; ++j) mx = fmaxf(mx, s[i][j]);
-      // mx = -inf: this worker has no row this time (its state stays as it is).
-      const float corr = mx == -INFINITY ? 1.0f : expf(m[i] - mx);
-      float sum = 0.0f;
-#pragma unroll
-      for (int j = 0; j < kWideRows; ++j) {
-        pr[i][j] = s[i][j] == -INFINITY ? 0.0f : expf(s[i][j] - mx);
-        sum += pr[i][j];
-      }
-      l[i] = l[i] * corr + sum;
-      m[i] = mx;
-#pragma unroll
-      for (int e = 0; e < kWideElems; ++e) acc[i][e] *= corr;
-    }
-#pragma unroll
-    for (int j = 0; j < kWideRows; ++j) {
-      float vf[kWideElems];
-      wide_decode<kDtype>(vr[j], vf);
-#pragma unroll
-      for (int i = 0; i < kMaxGroup; ++i) {
-#pragma unroll
-        for (int e = 0; e < kWideElems; ++e) acc[i][e] = fmaf(pr[i][j], vf[e], acc[i][e]);
-      }
+      for (int e = 0; e < kWideElems; ++e) acc[i][e] = fmaf(pr[i][j], vf[e], acc[i][e]);
     }
   }
-  // Merge the workers' states through shared memory.
+}
+
+// Merges the workers' states through shared memory (s_ml: [kWorkers][kMaxGroup][2],
+// s_acc: [kWorkers][kMaxGroup][kD], 16-byte aligned) and writes the output
+// or this chunk's partials. Every thread of the block calls it.
+template <int kLanes>
+__device__ __forceinline__ void wide_finish(const AttnArgs& a, int row, int t, int chunk, int h0, int gs, int sub,
+                                            int worker, const float (&acc)[kMaxGroup][kWideElems],
+                                            const float (&m)[kMaxGroup], const float (&l)[kMaxGroup],
+                                            float (*s_ml)[kMaxGroup][2],
+                                            float (*s_acc)[kMaxGroup][WideShape<kLanes>::kD]) {
+  constexpr int kD = WideShape<kLanes>::kD, kWorkers = WideShape<kLanes>::kWorkers;
 #pragma unroll
   for (int i = 0; i < kMaxGroup; ++i) {
     if (sub == 0) s_ml[worker][i][0] = m[i], s_ml[worker][i][1] = l[i];
@@ -419,6 +405,198 @@ __global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_wide_kernel
       if (d == 0) a.part_ml[2 * ts] = mm, a.part_ml[2 * ts + 1] = ll;
     }
   }
+}
+
+// grid: (token, kv head * subgroups, chunk); block: kWideWarps warps; the
+// same outputs as attn_split_kernel (partials, or the output for one chunk).
+template <KvPrecision kDtype, int kLanes>
+__global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_wide_kernel(AttnArgs a) {
+  using Shape = WideShape<kLanes>;
+  constexpr int kD = Shape::kD, kPerWarp = Shape::kPerWarp, kWorkers = Shape::kWorkers, kStep = Shape::kStep;
+  __shared__ float s_ml[kWorkers][kMaxGroup][2];
+  __shared__ __align__(16) float s_acc[kWorkers][kMaxGroup][kD];
+  pdl_launch_dependents();
+  pdl_wait();
+  const int row = blockIdx.x, t = token_of(a.token_index, row), chunk = blockIdx.z;
+  const int g = blockIdx.y / a.subgroups;
+  const int h0 = g * a.group + (blockIdx.y % a.subgroups) * kMaxGroup;
+  const int gs = min(kMaxGroup, g * a.group + a.group - h0);
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int sub = lane % kLanes, worker = warp * kPerWarp + lane / kLanes;
+  const int p = a.positions[t];
+  const int first = a.window > 0 ? max(0, p - a.window + 1) : 0;
+  const int lo = max(chunk * a.split_len, first), hi = min((chunk + 1) * a.split_len, p + 1);
+
+  float qv[kMaxGroup][kWideElems], acc[kMaxGroup][kWideElems], m[kMaxGroup], l[kMaxGroup];
+  wide_start<kLanes>(a, t, h0, gs, sub, qv, acc, m, l);
+  const int seq = a.token_seq != nullptr ? a.token_seq[t] : 0;
+  const int32_t* table = a.block_tables + static_cast<int64_t>(seq) * a.max_blocks_per_seq;
+  const int64_t head_off = static_cast<int64_t>(g) * kD + sub * kWideElems;
+  // Pool blocks of this iteration's rows; the next iteration's are read while its K/V loads fly.
+  int32_t blk[kWideRows];
+#pragma unroll
+  for (int j = 0; j < kWideRows; ++j) {
+    const int pos = lo + j * kWorkers + worker;
+    blk[j] = pos < hi ? __ldg(table + pos / a.block_size) : 0;
+  }
+  // The loop bound is the warp's first row, so all of a warp's lanes run every iteration (shuffles).
+  for (int base = lo; base + warp * kPerWarp < hi; base += kStep) {
+    WideRaw<kDtype> kr[kWideRows], vr[kWideRows];
+#pragma unroll
+    for (int j = 0; j < kWideRows; ++j) {
+      const int pos = base + j * kWorkers + worker;
+      if (pos < hi) {
+        const int64_t off =
+            (static_cast<int64_t>(blk[j]) * a.block_size + pos % a.block_size) * a.n_kv_heads * kD + head_off;
+        kr[j] = wide_load<kDtype>(a.k, a.k_d, off);
+        vr[j] = wide_load<kDtype>(a.v, a.v_d, off);
+      } else {
+        kr[j] = wide_zero<kDtype>();
+        vr[j] = wide_zero<kDtype>();
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kWideRows; ++j) {
+      const int pos = base + kStep + j * kWorkers + worker;
+      blk[j] = pos < hi ? __ldg(table + pos / a.block_size) : 0;
+    }
+    wide_fold<kDtype, kLanes>(base, worker, hi, kr, vr, qv, acc, m, l);
+  }
+  wide_finish<kLanes>(a, row, t, chunk, h0, gs, sub, worker, acc, m, l, s_ml, s_acc);
+}
+
+// ---- The stream path (v20): K/V tiles staged in shared memory, several in flight ----
+//
+// The wide kernel's blocks, rows and arithmetic (bit-identical outputs for
+// the same chunking), but a block's rows reach it by cp.async: an iteration's
+// kStep K and V rows are one tile (16 KB for f16 at any head size), and
+// kStreamStages - 1 tiles are in flight while the block works on one. So a
+// block whose chunk is two tiles long (8B at 4,096 positions) issues all its
+// loads in one round, and long chunks stream instead of alternating between
+// loading and computing. f16 and fp8 caches (q8_0's 2-byte scales take no
+// cp.async; it keeps the wide kernel).
+constexpr int kStreamStages = 3;
+
+template <KvPrecision kDtype>
+__host__ __device__ constexpr int stream_esize() {
+  return kDtype == KvPrecision::kF16 ? 2 : 1;
+}
+
+// One stage: K then V, kStep rows each; a row is kD elements as the cache holds them.
+template <KvPrecision kDtype, int kLanes>
+__host__ __device__ constexpr int stream_tile_bytes() {
+  return 2 * WideShape<kLanes>::kStep * WideShape<kLanes>::kD * stream_esize<kDtype>();
+}
+
+// The merge's (max, sum) array, rounded to 16 bytes, then its outputs; both over the stages.
+template <int kLanes>
+constexpr int kStreamMlBytes = (WideShape<kLanes>::kWorkers * kMaxGroup * 2 * 4 + 15) / 16 * 16;
+
+template <KvPrecision kDtype, int kLanes>
+constexpr size_t stream_smem_bytes() {
+  constexpr size_t stages = static_cast<size_t>(kStreamStages) * stream_tile_bytes<kDtype, kLanes>();
+  constexpr size_t merge =
+      kStreamMlBytes<kLanes> + sizeof(float) * WideShape<kLanes>::kWorkers * kMaxGroup * WideShape<kLanes>::kD;
+  return stages > merge ? stages : merge;
+}
+
+template <KvPrecision kDtype, int kLanes>
+__global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_stream_kernel(AttnArgs a) {
+  static_assert(kDtype != KvPrecision::kQ8_0, "q8_0 caches take the wide kernel");
+  using Shape = WideShape<kLanes>;
+  constexpr int kD = Shape::kD, kPerWarp = Shape::kPerWarp, kWorkers = Shape::kWorkers, kStep = Shape::kStep;
+  constexpr int kRowBytes = kD * stream_esize<kDtype>();
+  constexpr int kPieces = kRowBytes / 16;               // 16-byte copies a row
+  constexpr int kRowsPerPass = kWideThreads / kPieces;  // rows the block's threads cover per copy
+  constexpr int kCopies = kStep / kRowsPerPass;         // copies per thread per K (and per V) tile
+  constexpr int kTile = stream_tile_bytes<kDtype, kLanes>();
+  static_assert(kWideThreads % kPieces == 0 && kStep % kRowsPerPass == 0, "tile shape");
+  extern __shared__ __align__(16) uint8_t stream_smem[];
+  pdl_launch_dependents();
+  pdl_wait();
+  const int row = blockIdx.x, t = token_of(a.token_index, row), chunk = blockIdx.z;
+  const int g = blockIdx.y / a.subgroups;
+  const int h0 = g * a.group + (blockIdx.y % a.subgroups) * kMaxGroup;
+  const int gs = min(kMaxGroup, g * a.group + a.group - h0);
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int sub = lane % kLanes, worker = warp * kPerWarp + lane / kLanes;
+  const int p = a.positions[t];
+  const int first = a.window > 0 ? max(0, p - a.window + 1) : 0;
+  const int lo = max(chunk * a.split_len, first), hi = min((chunk + 1) * a.split_len, p + 1);
+  const int n_tiles = hi > lo ? (hi - lo + kStep - 1) / kStep : 0;
+  const int seq = a.token_seq != nullptr ? a.token_seq[t] : 0;
+  const int32_t* table = a.block_tables + static_cast<int64_t>(seq) * a.max_blocks_per_seq;
+  // This thread copies piece `col` of rows row0 + kRowsPerPass * j of each tile.
+  const int col = static_cast<int>(threadIdx.x) % kPieces, row0 = static_cast<int>(threadIdx.x) / kPieces;
+  const int64_t slot_bytes = static_cast<int64_t>(a.n_kv_heads) * kRowBytes;
+  const int64_t head_byte = static_cast<int64_t>(g) * kRowBytes + col * 16;
+  const auto* kbase = static_cast<const uint8_t*>(a.k);
+  const auto* vbase = static_cast<const uint8_t*>(a.v);
+  // Pool blocks of the next tile to issue (read a tile ahead of its copies).
+  int32_t blk[kCopies];
+  const auto read_table = [&](int tile) {
+#pragma unroll
+    for (int j = 0; j < kCopies; ++j) {
+      const int pos = lo + tile * kStep + row0 + kRowsPerPass * j;
+      blk[j] = tile < n_tiles && pos < hi ? __ldg(table + pos / a.block_size) : 0;
+    }
+  };
+  const auto issue = [&](int tile) {
+    uint8_t* const st = stream_smem + (tile % kStreamStages) * kTile;
+#pragma unroll
+    for (int j = 0; j < kCopies; ++j) {
+      const int r = row0 + kRowsPerPass * j, pos = lo + tile * kStep + r;
+      if (pos < hi) {
+        const int64_t off = (static_cast<int64_t>(blk[j]) * a.block_size + pos % a.block_size) * slot_bytes + head_byte;
+        cp_async16(st + r * kRowBytes + col * 16, kbase + off);
+        cp_async16(st + (kStep + r) * kRowBytes + col * 16, vbase + off);
+      }
+    }
+  };
+  read_table(0);
+#pragma unroll
+  for (int s = 0; s < kStreamStages - 1; ++s) {
+    if (s < n_tiles) {
+      issue(s);
+      read_table(s + 1);
+    }
+    cp_async_commit();
+  }
+
+  float qv[kMaxGroup][kWideElems], acc[kMaxGroup][kWideElems], m[kMaxGroup], l[kMaxGroup];
+  wide_start<kLanes>(a, t, h0, gs, sub, qv, acc, m, l);
+  const int lane_byte = sub * kWideElems * stream_esize<kDtype>();
+  for (int tile = 0; tile < n_tiles; ++tile) {
+    const int next = tile + kStreamStages - 1;  // into the stage the previous iteration read
+    if (next < n_tiles) {
+      issue(next);
+      read_table(next + 1);
+    }
+    cp_async_commit();
+    cp_async_wait<kStreamStages - 1>();
+    __syncthreads();
+    const uint8_t* const st = stream_smem + (tile % kStreamStages) * kTile;
+    const int base = lo + tile * kStep;
+    WideRaw<kDtype> kr[kWideRows], vr[kWideRows];
+#pragma unroll
+    for (int j = 0; j < kWideRows; ++j) {
+      const int r = j * kWorkers + worker;
+      if (base + r < hi) {
+        kr[j] = wide_smem<kDtype>(st + r * kRowBytes + lane_byte);
+        vr[j] = wide_smem<kDtype>(st + (kStep + r) * kRowBytes + lane_byte);
+      } else {
+        kr[j] = wide_zero<kDtype>();
+        vr[j] = wide_zero<kDtype>();
+      }
+    }
+    wide_fold<kDtype, kLanes>(base, worker, hi, kr, vr, qv, acc, m, l);
+    __syncthreads();
+  }
+  cp_async_wait_all();  // the groups past the last tile are empty
+  // The merge's arrays reuse the stages (every thread is past its last read of them).
+  auto* s_ml = reinterpret_cast<float(*)[kMaxGroup][2]>(stream_smem);
+  auto* s_acc = reinterpret_cast<float(*)[kMaxGroup][kD]>(stream_smem + kStreamMlBytes<kLanes>);
+  wide_finish<kLanes>(a, row, t, chunk, h0, gs, sub, worker, acc, m, l, s_ml, s_acc);
 }
 
 // grid: (token * n_heads, parts); block: dims * slices threads (<= 1024),
@@ -499,6 +677,15 @@ bool attention_wide_default() {
   return on;
 }
 
+bool attention_stream_default() {
+  // HEARTH_CUDA_ATTN_STREAM=1: the stream kernel where it applies (A/B runs).
+  static const bool on = [] {
+    const char* v = std::getenv("HEARTH_CUDA_ATTN_STREAM");
+    return v != nullptr && std::strcmp(v, "1") == 0;
+  }();
+  return on;
+}
+
 }  // namespace
 
 int choose_split_len(int n_tokens, int n_heads, int n_kv_heads, int max_context, int sm_count) {
@@ -547,6 +734,50 @@ void (*wide_kernel_for(KvPrecision dtype))(AttnArgs) {
       break;
   }
   return attn_wide_kernel<KvPrecision::kF16, kLanes>;
+}
+
+struct StreamKernel {
+  void (*fn)(AttnArgs) = nullptr;
+  size_t smem = 0;
+};
+
+// The stream kernel of an f16 or fp8 cache, with its shared memory (its
+// limit raised once, where it is over the default 48 KB).
+template <KvPrecision kDtype, int kLanes>
+StreamKernel stream_kernel() {
+  constexpr size_t smem = stream_smem_bytes<kDtype, kLanes>();
+  static const bool ready = [] {
+    if (smem <= 48 * 1024) return true;
+    return cudaFuncSetAttribute(attn_stream_kernel<kDtype, kLanes>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(smem)) == cudaSuccess;
+  }();
+  if (!ready) return {};
+  return {attn_stream_kernel<kDtype, kLanes>, smem};
+}
+
+template <int kLanes>
+StreamKernel stream_kernel_for(KvPrecision dtype) {
+  switch (dtype) {
+    case KvPrecision::kF16:
+      return stream_kernel<KvPrecision::kF16, kLanes>();
+    case KvPrecision::kFp8E4M3:
+      return stream_kernel<KvPrecision::kFp8E4M3, kLanes>();
+    case KvPrecision::kQ8_0:
+      break;
+  }
+  return {};
+}
+
+// The kernel a call runs: kAuto resolved by the environment; kStream where
+// the cache is q8_0 falls back to kWide.
+AttentionKernel resolve_kernel(AttentionKernel k, KvPrecision dtype) {
+  if (k == AttentionKernel::kAuto) {
+    k = !attention_wide_default()    ? AttentionKernel::kV12
+        : attention_stream_default() ? AttentionKernel::kStream
+                                     : AttentionKernel::kWide;
+  }
+  if (k == AttentionKernel::kStream && dtype == KvPrecision::kQ8_0) k = AttentionKernel::kWide;
+  return k;
 }
 
 // Pieces of head_dim the combine splits each head into: the fewest (powers of
@@ -624,10 +855,31 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   const dim3 grid(static_cast<unsigned>(batch.n_tokens), static_cast<unsigned>(kv.n_kv_heads * a.subgroups),
                   static_cast<unsigned>(n_splits));
   HEARTH_CUDA_REQUIRE(grid.y <= 65535);
-  const bool wide =
-      params.kernel == AttentionKernel::kWide || (params.kernel == AttentionKernel::kAuto && attention_wide_default());
+  const AttentionKernel kind = resolve_kernel(params.kernel, kv.dtype);
+  const bool wide = kind == AttentionKernel::kWide || kind == AttentionKernel::kStream;
   void (*split)(AttnArgs) = nullptr;
-  if (wide) {
+  size_t split_smem = 0;
+  if (kind == AttentionKernel::kStream) {
+    StreamKernel sk;
+    switch (kv.head_dim) {
+      case 32:
+        sk = stream_kernel_for<4>(kv.dtype);
+        break;
+      case 64:
+        sk = stream_kernel_for<8>(kv.dtype);
+        break;
+      case 128:
+        sk = stream_kernel_for<16>(kv.dtype);
+        break;
+      case 256:
+        sk = stream_kernel_for<32>(kv.dtype);
+        break;
+      default:
+        break;
+    }
+    split = sk.fn, split_smem = sk.smem;
+  }
+  if (wide && split == nullptr) {
     switch (kv.head_dim) {
       case 32:
         split = wide_kernel_for<4>(kv.dtype);
@@ -651,7 +903,7 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
             : kv.dtype == KvPrecision::kQ8_0  ? attn_split_kernel<KvPrecision::kQ8_0>
                                               : attn_split_kernel<KvPrecision::kF16>;
   }
-  HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), split, grid, split_threads, 0, stream, a));
+  HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), split, grid, split_threads, split_smem, stream, a));
   HEARTH_CUDA_TRY(check_launch("attn_split_kernel"));
   if (n_splits == 1) return {};
   const auto n_th = static_cast<unsigned>(batch.n_tokens * params.n_heads);

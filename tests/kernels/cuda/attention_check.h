@@ -99,8 +99,10 @@ inline void plan_tiles(const std::vector<Token>& tokens, int tile_tokens, Route 
 // 2e-3 * max|V| where the prompt kernel ran (Q and P rounded to f16: ~5e-4
 // of a weight each; one key too many or too few moves an output by ~1/n of
 // max|V|, checked from position 0 on, where n is small).
+// outputs (optional): the kernels' outputs, for comparisons between kernels.
 inline void check_attention(std::mt19937& rng, const Config& c, const std::vector<int>& seq_lens,
-                            const std::vector<Token>& tokens, Route route = Route::kSplit) {
+                            const std::vector<Token>& tokens, Route route = Route::kSplit,
+                            std::vector<float>* outputs = nullptr) {
   SCOPED_TRACE(testing::Message() << "dtype=" << static_cast<int>(c.dtype) << " D=" << c.head_dim
                                   << " heads=" << c.n_heads << "/" << c.n_kv_heads << " bs=" << c.block_size
                                   << " window=" << c.window << " split=" << c.split_len
@@ -203,6 +205,7 @@ inline void check_attention(std::mt19937& rng, const Config& c, const std::vecto
     ASSERT_CUDA_OK(paged_attention(kv, part, params, dout.get(), ws.get(), ws_bytes, nullptr));
   }
   const std::vector<float> out = dout.download();
+  if (outputs != nullptr) *outputs = out;
 
   const kernels::AttentionParams ref_params{c.n_heads, scale, c.window};
   const int64_t tok_elems = static_cast<int64_t>(c.n_heads) * c.head_dim;

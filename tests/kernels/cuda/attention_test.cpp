@@ -15,12 +15,15 @@
 namespace hearth::kernels::cuda::test {
 namespace {
 
-// Runs `fn(kernel)` for the v12 kernels and the wide ones (v13): both must
-// compute the same function, whichever the environment selects by default.
+// Runs `fn(kernel)` for the v12 kernels, the wide ones (v13) and the stream
+// one (v20; q8_0 caches take the wide one): all must compute the same
+// function, whichever the environment selects by default.
 template <typename Fn>
 void for_each_kernel(Fn&& fn) {
-  for (AttentionKernel k : {AttentionKernel::kV12, AttentionKernel::kWide}) {
-    SCOPED_TRACE(k == AttentionKernel::kV12 ? "kernel v12" : "kernel wide");
+  for (AttentionKernel k : {AttentionKernel::kV12, AttentionKernel::kWide, AttentionKernel::kStream}) {
+    SCOPED_TRACE(k == AttentionKernel::kV12    ? "kernel v12"
+                 : k == AttentionKernel::kWide ? "kernel wide"
+                                               : "kernel stream");
     fn(k);
   }
 }
@@ -95,6 +98,40 @@ TEST(CudaPagedAttention, LongContextManySplits) {
     check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 0, k}, {3000}, prefill_tokens(2904, 96));
     check_attention(rng, {KvPrecision::kF16, 128, 32, 8, 16, 0, 256, k}, {3000}, prefill_tokens(2904, 96));
   });
+}
+
+// The stream kernel stages the wide kernel's rows in shared memory and runs
+// its arithmetic: for the same chunks the outputs are the same bits. Chunks
+// of 1 to 9 tiles (a tile: 32 positions at head_dim 128, 16 at 256, 128 at
+// 32), chunk ends inside a tile, windows, one chunk (no combine), f16 and fp8.
+TEST(CudaPagedAttention, StreamEqualsWide) {
+  HEARTH_REQUIRE_CUDA_DEVICE();
+  struct Case {
+    Config c;
+    std::vector<int> lens;
+  };
+  const std::vector<Case> cases = {
+      {{KvPrecision::kF16, 128, 32, 8, 16, 0, 64}, {4096, 1, 77, 300}},
+      {{KvPrecision::kF16, 128, 32, 8, 16, 0, 288}, {4100, 2049}},
+      {{KvPrecision::kF16, 128, 32, 8, 16, 0, 0}, {4096}},
+      {{KvPrecision::kFp8E4M3, 128, 32, 8, 16, 0, 96}, {3000, 33}},
+      {{KvPrecision::kF16, 64, 9, 3, 32, 0, 80}, {5000, 2049}},
+      {{KvPrecision::kF16, 256, 8, 2, 16, 1000, 48}, {5000, 700}},
+      {{KvPrecision::kFp8E4M3, 32, 12, 4, 16, 0, 272}, {2000, 129}},
+      {{KvPrecision::kF16, 128, 40, 8, 8, 0, 4096}, {4000, 5}},  // groups of 5, one chunk
+  };
+  for (const Case& k : cases) {
+    std::vector<float> wide, stream;
+    Config c = k.c;
+    std::mt19937 r1(77), r2(77);
+    c.kernel = AttentionKernel::kWide;
+    check_attention(r1, c, k.lens, decode_tokens(k.lens), Route::kSplit, &wide);
+    c.kernel = AttentionKernel::kStream;
+    check_attention(r2, c, k.lens, decode_tokens(k.lens), Route::kSplit, &stream);
+    ASSERT_EQ(wide.size(), stream.size());
+    EXPECT_EQ(std::memcmp(wide.data(), stream.data(), wide.size() * sizeof(float)), 0)
+        << "head_dim " << c.head_dim << " split " << c.split_len;
+  }
 }
 
 // choose_split_len: a multiple of 16 that covers the context in at most

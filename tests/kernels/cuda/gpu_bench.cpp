@@ -377,9 +377,10 @@ bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx,
       },
       4 * copies);
   const double gbs = 2.0 * static_cast<double>(pool + scales) / (ms * 1e6);
-  const char* kname = kernel == hc::AttentionKernel::kV12    ? "v12"
-                      : kernel == hc::AttentionKernel::kWide ? "wide"
-                                                             : "auto";
+  const char* kname = kernel == hc::AttentionKernel::kV12      ? "v12"
+                      : kernel == hc::AttentionKernel::kWide   ? "wide"
+                      : kernel == hc::AttentionKernel::kStream ? "strm"
+                                                               : "auto";
   std::printf(
       "attn decode %-4s %-4s seqs %2d ctx %6d split %5d (%4d chunks)  %8.1f us  %7.1f GB/s  %5.1f%% of copy%s\n", kname,
       dtype == hearth::KvPrecision::kF16 ? "f16"
@@ -503,13 +504,14 @@ int main(int argc, char** argv) {
     using K = hc::AttentionKernel;
     for (int ctx : {256, 1024, 4096, 16384}) {
       for (int seqs : {1, 16}) {
-        for (K k : {K::kV12, K::kWide}) ok = bench_attention(hearth::KvPrecision::kF16, seqs, ctx, k) && ok;
+        for (K k : {K::kV12, K::kWide, K::kStream}) ok = bench_attention(hearth::KvPrecision::kF16, seqs, ctx, k) && ok;
       }
     }
-    for (int split : {32, 64, 96, 128, 256})
-      ok = bench_attention(hearth::KvPrecision::kF16, 1, 4096, K::kWide, split) && ok;
-    for (int split : {64, 128, 256}) ok = bench_attention(hearth::KvPrecision::kF16, 1, 16384, K::kWide, split) && ok;
-    for (K k : {K::kV12, K::kWide}) ok = bench_attention(hearth::KvPrecision::kFp8E4M3, 1, 4096, k) && ok;
+    for (K k : {K::kWide, K::kStream}) {
+      for (int split : {32, 64, 96, 128, 256}) ok = bench_attention(hearth::KvPrecision::kF16, 1, 4096, k, split) && ok;
+      for (int split : {64, 128, 256, 512}) ok = bench_attention(hearth::KvPrecision::kF16, 1, 16384, k, split) && ok;
+    }
+    for (K k : {K::kV12, K::kWide, K::kStream}) ok = bench_attention(hearth::KvPrecision::kFp8E4M3, 1, 4096, k) && ok;
     for (K k : {K::kV12, K::kWide}) ok = bench_attention(hearth::KvPrecision::kQ8_0, 1, 4096, k) && ok;
     ok = bench_attention(hearth::KvPrecision::kQ8_0, 16, 4096, K::kWide) && ok;
     return ok ? 0 : 1;
