@@ -677,13 +677,24 @@ bool attention_wide_default() {
   return on;
 }
 
-bool attention_stream_default() {
-  // HEARTH_CUDA_ATTN_STREAM=1: the stream kernel where it applies (A/B runs).
-  static const bool on = [] {
-    const char* v = std::getenv("HEARTH_CUDA_ATTN_STREAM");
-    return v != nullptr && std::strcmp(v, "1") == 0;
+// HEARTH_CUDA_ATTN_STREAM: unset, the stream kernel where a block's chunk
+// is more than two tiles (kStreamStages - 1: what the wide kernel's blocks
+// also load in one round; measured v20: +24% at 16 sequences x 4,096, -3%
+// at one sequence's two-tile chunks); 1 always, 0 never (A/B runs).
+int attention_stream_setting() {
+  static const int v = [] {
+    const char* e = std::getenv("HEARTH_CUDA_ATTN_STREAM");
+    if (e == nullptr || *e == '\0') return -1;
+    return std::strcmp(e, "0") == 0 ? 0 : 1;
   }();
-  return on;
+  return v;
+}
+
+bool attention_stream_auto(int split_len, int head_dim) {
+  const int setting = attention_stream_setting();
+  if (setting >= 0) return setting == 1;
+  const int tile_positions = kWideRows * kWideWarps * kWarp * kWideElems / head_dim;  // kStep
+  return split_len > (kStreamStages - 1) * tile_positions;
 }
 
 }  // namespace
@@ -770,11 +781,11 @@ StreamKernel stream_kernel_for(KvPrecision dtype) {
 
 // The kernel a call runs: kAuto resolved by the environment; kStream where
 // the cache is q8_0 falls back to kWide.
-AttentionKernel resolve_kernel(AttentionKernel k, KvPrecision dtype) {
+AttentionKernel resolve_kernel(AttentionKernel k, KvPrecision dtype, int split_len, int head_dim) {
   if (k == AttentionKernel::kAuto) {
-    k = !attention_wide_default()    ? AttentionKernel::kV12
-        : attention_stream_default() ? AttentionKernel::kStream
-                                     : AttentionKernel::kWide;
+    k = !attention_wide_default()                    ? AttentionKernel::kV12
+        : attention_stream_auto(split_len, head_dim) ? AttentionKernel::kStream
+                                                     : AttentionKernel::kWide;
   }
   if (k == AttentionKernel::kStream && dtype == KvPrecision::kQ8_0) k = AttentionKernel::kWide;
   return k;
@@ -855,7 +866,7 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   const dim3 grid(static_cast<unsigned>(batch.n_tokens), static_cast<unsigned>(kv.n_kv_heads * a.subgroups),
                   static_cast<unsigned>(n_splits));
   HEARTH_CUDA_REQUIRE(grid.y <= 65535);
-  const AttentionKernel kind = resolve_kernel(params.kernel, kv.dtype);
+  const AttentionKernel kind = resolve_kernel(params.kernel, kv.dtype, params.split_len, kv.head_dim);
   const bool wide = kind == AttentionKernel::kWide || kind == AttentionKernel::kStream;
   void (*split)(AttnArgs) = nullptr;
   size_t split_smem = 0;

@@ -37,16 +37,16 @@ struct AttentionBatch {
 };
 
 // Which kernels run: kAuto is kWide unless HEARTH_CUDA_ATTN_WIDE=0 (A/B
-// runs); kWide falls back to kV12 for head sizes other than 32/64/128/256.
-// kV12: one 8-byte K/V load a lane and one position a warp at a time, chunks
-// merged one after another per thread. kWide (v13): 16-byte loads, 2-8 rows
-// a warp instruction, 4 rows a worker in flight, a combine whose threads
-// split the chunks among them. kStream (v20; kAuto with
-// HEARTH_CUDA_ATTN_STREAM=1): the wide kernel's blocks and arithmetic with
-// the K/V rows staged in shared memory by cp.async, 2 tiles of a block in
-// flight while it works on a third (f16 and fp8 caches; q8_0 takes kWide).
-// All compute the same function; kStream gives kWide's bits for the same
-// split_len.
+// runs; then kV12), and kStream where a chunk is more than two of its tiles
+// (HEARTH_CUDA_ATTN_STREAM=1 always, =0 never); kWide falls back to kV12 for
+// head sizes other than 32/64/128/256. kV12: one 8-byte K/V load a lane and
+// one position a warp at a time, chunks merged one after another per thread.
+// kWide (v13): 16-byte loads, 2-8 rows a warp instruction, 4 rows a worker in
+// flight, a combine whose threads split the chunks among them. kStream (v20):
+// kWide's blocks and arithmetic with the K/V rows staged in shared memory by
+// cp.async, 2 tiles of a block in flight while it works on a third (f16 and
+// fp8 caches; q8_0 takes kWide); the same bits as kWide for the same
+// split_len. All compute the same function.
 enum class AttentionKernel { kAuto, kV12, kWide, kStream };
 
 struct PagedAttentionParams {
