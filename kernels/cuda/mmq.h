@@ -46,13 +46,15 @@ bool mmq_applies(const DeviceMatrix& w);
 // kAuto: mmq_activations(n_tokens), the backends' choice.
 enum class MmqActivations { kAuto, kQ8, kF16, kF16Wg };
 
-// kF16 from mmq_f16_min_tokens() rows where HEARTH_CUDA_MMQ_F16=k (k >= 2;
-// unset or 0: never, the default) on devices that run it, kQ8 otherwise.
-// Measured (docs/perf-notes.md v18, H100): k = 2 is +7% at 16 streams and
-// -8% at 64 (the 14336 x 4096 products); with kQ8 a sequence's batched steps
-// see the same activations as its single-token ones (the q8 GEMV).
-// kF16Wg in place of kF16 where HEARTH_CUDA_MMQ_WGMMA=1 (off by default
-// until measured) and the device runs it.
+// kF16 from mmq_f16_min_tokens() rows (9 by default; HEARTH_CUDA_MMQ_F16=k
+// sets k >= 2, =0 never) on devices that run it, kQ8 otherwise. Measured
+// (docs/perf-notes.md v20, H100, with v19's split-K model): from 9 rows the
+// 8B decodes 16 streams at 2,496 tok/s against int8's 1,988 and 64 streams
+// at 5,672 against 4,442; perplexity within 0.05% of int8 and of the CPU.
+// Below 9 rows a sequence's batched steps see the activations of its
+// single-token ones (the q8 GEMV).
+// kF16Wg in place of kF16 where HEARTH_CUDA_MMQ_WGMMA=1 (off by default:
+// 0.71-0.85x of the mma.sync kernel, v20) and the device runs it.
 int64_t mmq_f16_min_tokens();
 bool mmq_f16_supported();
 bool mmq_f16_wg_supported();
