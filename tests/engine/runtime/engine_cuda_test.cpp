@@ -141,13 +141,13 @@ void expect_agree_up_to_near_ties(const std::vector<Outcome>& ref, const std::ve
 }
 
 // Differences must stay rare: at ~0.5% of tokens (gaps under 2e-3), requests
-// of 12-24 tokens differ in a few percent of cases; 1 in 4 means the paths
-// disagree far more than their rounding explains.
-void expect_mostly_identical(const Agreement& agreement, const std::string& what) {
+// of 12-24 tokens differ in a few percent of cases; more than 1 in
+// `one_in` means the paths disagree far more than their rounding explains.
+void expect_mostly_identical(const Agreement& agreement, const std::string& what, int one_in = 4) {
   std::cout << what << ": " << agreement.compared << " requests compared, " << agreement.identical << " identical, "
             << agreement.near_ties << " differing at a near-tie\n";
   EXPECT_GT(agreement.compared, 0);
-  EXPECT_LE(agreement.near_ties * 4, agreement.compared) << "more than 1 in 4 requests differ";
+  EXPECT_LE(agreement.near_ties * one_in, agreement.compared) << "more than 1 in " << one_in << " requests differ";
 }
 
 TEST(EngineCuda, PrefixCacheOnAndOffAgreeAlsoAfterEvictionAndPreemption) {
@@ -189,8 +189,9 @@ TEST(EngineCuda, PrefixCacheOnAndOffAgreeAlsoAfterEvictionAndPreemption) {
   expect_cache_reuse_and_idle(*off, *on, *tiny, cached);
 }
 
-// 16 requests batched against each alone, on `model`.
-void expect_sixteen_agree_with_solo(const std::filesystem::path& model) {
+// 16 requests batched against each alone, on `model`; at most 1 in
+// `one_in` of them may differ (at near-ties).
+void expect_sixteen_agree_with_solo(const std::filesystem::path& model, int one_in) {
   Rng rng;
   SCOPED_TRACE("seed " + std::to_string(rng.seed));
   std::vector<Request> requests;
@@ -209,7 +210,7 @@ void expect_sixteen_agree_with_solo(const std::filesystem::path& model) {
   LogitsProbe probe(model);
   Agreement agreement;
   expect_agree_up_to_near_ties(solo, together, probe, agreement, "16 concurrent vs solo");
-  expect_mostly_identical(agreement, "16 concurrent vs solo");
+  expect_mostly_identical(agreement, "16 concurrent vs solo", one_in);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     EXPECT_EQ(together[i].finish.usage.generated_tokens, requests[i].max_tokens);
     EXPECT_EQ(together[i].finish.usage.prompt_tokens, static_cast<int>(requests[i].prompt_tokens.size()));
@@ -218,17 +219,24 @@ void expect_sixteen_agree_with_solo(const std::filesystem::path& model) {
   expect_idle_kv(*solo_engine);
 }
 
+// The tiny model's ffn_down (256 wide) runs on mmq in batched steps, with
+// f16 activations from 9 rows (mmq.h, v20), and on the q8 GEMV alone: the two
+// differ by the q8 rounding of its input (relative ~2^-8 an element, ~1e-2 on
+// these logits, 10x the f16 paths' difference). With the tiny model's gaps
+// (10th percentile 0.03) that flips about 1 request in 3 of 4-24 tokens at a
+// near-tie (H100, v20: 5 of 16, gaps 0.0016-0.009, all under kTie), so the
+// limit here is 1 in 2; the near-tie check on each difference is unchanged.
 TEST(EngineCuda, SixteenConcurrentRequestsAgreeWithTheirSoloRuns) {
   SKIP_WITHOUT_CUDA();
-  expect_sixteen_agree_with_solo(tiny_model_path());
+  expect_sixteen_agree_with_solo(tiny_model_path(), 2);
 }
 
 // Every matrix of this model is 512 wide, so batched steps run all their
-// products on the int8 tensor cores (mmq.h) and single-token steps the q8
-// GEMV: the same activations, different summation order.
+// products on the tensor cores (mmq.h: int8 below 9 rows, f16 activations
+// from 9) and single-token steps the q8 GEMV (H100, v20: 16 of 16 identical).
 TEST(EngineCuda, SixteenConcurrentRequestsAgreeWithTheirSoloRunsOnTensorCores) {
   SKIP_WITHOUT_CUDA();
-  expect_sixteen_agree_with_solo(kv_heavy_model_path());
+  expect_sixteen_agree_with_solo(kv_heavy_model_path(), 4);
 }
 
 // Bookkeeping does not depend on the device, but errors, cancels and
