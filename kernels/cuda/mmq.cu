@@ -58,7 +58,7 @@ constexpr int kBlockRows = 16 * kWarps;
 constexpr int kStageUnits = 16;  // 512 columns: two 256-element chunks per row
 constexpr int kUnitWords = 8;    // 32 int8 codes
 constexpr size_t kDefaultSmem = 48 * 1024;
-constexpr int64_t kDefaultMaxTokens = 64;     // mmq_max_tokens() without the environment
+constexpr int64_t kDefaultMaxTokens = 64;  // mmq_max_tokens() without the environment
 // mmq_f16_min_tokens() without the environment: f16 activations from 9 rows
 // (v20, H100: 16 streams +25%, 64 streams +27% over int8; from 2 rows no
 // better at 16 and 3% slower at 64; docs/perf-notes.md v20).
