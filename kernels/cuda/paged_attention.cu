@@ -747,7 +747,8 @@ void (*wide_kernel_for(KvPrecision dtype))(AttnArgs) {
   return attn_wide_kernel<KvPrecision::kF16, kLanes>;
 }
 
-struct StreamKernel {
+// A split kernel and its dynamic shared memory.
+struct KernelChoice {
   void (*fn)(AttnArgs) = nullptr;
   size_t smem = 0;
 };
@@ -755,7 +756,7 @@ struct StreamKernel {
 // The stream kernel of an f16 or fp8 cache, with its shared memory (its
 // limit raised once, where it is over the default 48 KB).
 template <KvPrecision kDtype, int kLanes>
-StreamKernel stream_kernel() {
+KernelChoice stream_kernel() {
   constexpr size_t smem = stream_smem_bytes<kDtype, kLanes>();
   static const bool ready = [] {
     if (smem <= 48 * 1024) return true;
@@ -767,7 +768,7 @@ StreamKernel stream_kernel() {
 }
 
 template <int kLanes>
-StreamKernel stream_kernel_for(KvPrecision dtype) {
+KernelChoice stream_kernel_for(KvPrecision dtype) {
   switch (dtype) {
     case KvPrecision::kF16:
       return stream_kernel<KvPrecision::kF16, kLanes>();
@@ -777,6 +778,33 @@ StreamKernel stream_kernel_for(KvPrecision dtype) {
       break;
   }
   return {};
+}
+
+// The wide family's kernel (kind kWide or kStream; kStream where it has no
+// kernel for the cache takes kWide) for kLanes lanes a row.
+template <int kLanes>
+KernelChoice wide_family_for(AttentionKernel kind, KvPrecision dtype) {
+  if (kind == AttentionKernel::kStream) {
+    const KernelChoice k = stream_kernel_for<kLanes>(dtype);
+    if (k.fn != nullptr) return k;
+  }
+  return {wide_kernel_for<kLanes>(dtype), 0};
+}
+
+// The same for a head size; no kernel (the v12 one runs) for head sizes other than 32/64/128/256.
+KernelChoice wide_family(AttentionKernel kind, int head_dim, KvPrecision dtype) {
+  switch (head_dim) {
+    case 32:
+      return wide_family_for<4>(kind, dtype);
+    case 64:
+      return wide_family_for<8>(kind, dtype);
+    case 128:
+      return wide_family_for<16>(kind, dtype);
+    case 256:
+      return wide_family_for<32>(kind, dtype);
+    default:
+      return {};
+  }
 }
 
 // The kernel a call runs: kAuto resolved by the environment; kStream where
@@ -868,46 +896,9 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
   HEARTH_CUDA_REQUIRE(grid.y <= 65535);
   const AttentionKernel kind = resolve_kernel(params.kernel, kv.dtype, params.split_len, kv.head_dim);
   const bool wide = kind == AttentionKernel::kWide || kind == AttentionKernel::kStream;
-  void (*split)(AttnArgs) = nullptr;
-  size_t split_smem = 0;
-  if (kind == AttentionKernel::kStream) {
-    StreamKernel sk;
-    switch (kv.head_dim) {
-      case 32:
-        sk = stream_kernel_for<4>(kv.dtype);
-        break;
-      case 64:
-        sk = stream_kernel_for<8>(kv.dtype);
-        break;
-      case 128:
-        sk = stream_kernel_for<16>(kv.dtype);
-        break;
-      case 256:
-        sk = stream_kernel_for<32>(kv.dtype);
-        break;
-      default:
-        break;
-    }
-    split = sk.fn, split_smem = sk.smem;
-  }
-  if (wide && split == nullptr) {
-    switch (kv.head_dim) {
-      case 32:
-        split = wide_kernel_for<4>(kv.dtype);
-        break;
-      case 64:
-        split = wide_kernel_for<8>(kv.dtype);
-        break;
-      case 128:
-        split = wide_kernel_for<16>(kv.dtype);
-        break;
-      case 256:
-        split = wide_kernel_for<32>(kv.dtype);
-        break;
-      default:  // other head sizes: the v12 kernel
-        break;
-    }
-  }
+  const KernelChoice chosen = wide ? wide_family(kind, kv.head_dim, kv.dtype) : KernelChoice{};
+  void (*split)(AttnArgs) = chosen.fn;
+  const size_t split_smem = chosen.smem;
   const int split_threads = split != nullptr ? kWideThreads : kWarps * kWarp;
   if (split == nullptr) {
     split = kv.dtype == KvPrecision::kFp8E4M3 ? attn_split_kernel<KvPrecision::kFp8E4M3>
