@@ -1,7 +1,8 @@
+#include "kernels/cuda/paged_attention.h"
+
 #include "kernels/cuda/device_common.cuh"
 #include "kernels/cuda/kv_row.cuh"
-#include "kernels/cuda/mma.cuh"
-#include "kernels/cuda/paged_attention.h"
+#include "kernels/cuda/paged_attention_wide.cuh"
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,34 +11,10 @@
 namespace hearth::kernels::cuda {
 namespace {
 
+using namespace attn_detail;
+
 constexpr int kWarps = 4;                           // warps per block; they interleave the chunk's positions
-constexpr int kMaxGroup = 4;                        // query heads per block (sharing one kv head)
 constexpr int kMaxElems = kMaxAttnHeadDim / kWarp;  // head elements per lane
-
-struct AttnArgs {
-  const float* q;
-  const int32_t* positions;
-  const int32_t* token_seq;
-  const int32_t* block_tables;
-  const int32_t* token_index;  // null: the call's row i is token i
-  int max_blocks_per_seq;
-  const void* k;
-  const void* v;
-  const void* k_d;  // q8_0: the f16 scales of k's groups of 32 (paged_kv.h)
-  const void* v_d;
-  int block_size, n_kv_heads, head_dim, n_heads, group, subgroups;
-  float qk_scale;  // scale * k_scale
-  float v_scale;
-  int window, split_len, n_splits;
-  float* out;       // final output (n_splits == 1)
-  float* part_acc;  // [n_rows][n_heads][n_splits][head_dim] (row: the call's, not the token's)
-  float* part_ml;   // [n_rows][n_heads][n_splits][2]: max, sum
-};
-
-// The token of the call's row i.
-__device__ __forceinline__ int token_of(const int32_t* token_index, int i) {
-  return token_index != nullptr ? token_index[i] : i;
-}
 
 // e (< kMaxElems) elements of a K/V row starting at element `off` (a multiple of n).
 template <KvPrecision kDtype>
@@ -251,162 +228,6 @@ __global__ void attn_combine_kernel(const float* __restrict__ part_acc, const fl
   out[out_th * head_dim + threadIdx.x] = l > 0.0f ? acc / l : 0.0f;
 }
 
-// ---- The wide path (v13, the default): 16-byte K/V loads, many rows in flight ----
-//
-// A worker is kLanes consecutive lanes of a warp that own one K/V row at a
-// time, kWideElems elements a lane (f16: one 16-byte load; fp8: 8 bytes), so
-// a warp reads 32 / kLanes rows with one instruction; each worker loads the K
-// and V rows of kWideRows positions before it uses the first, and keeps its own
-// online-softmax state (one correction per kWideRows positions, not per
-// position). head_dim = 8 * kLanes: 32, 64, 128 or 256 (others take the v12 path).
-constexpr int kWideRows = 4;
-constexpr int kWideWarps = 4;
-constexpr int kWideThreads = kWideWarps * kWarp;
-constexpr int kWideMinBlocks = 4;  // resident blocks per SM that the register budget allows
-
-// Sum over the kLanes lanes of one worker (an aligned group of lanes).
-template <int kLanes>
-__device__ __forceinline__ float worker_sum(float v) {
-#pragma unroll
-  for (int off = kLanes / 2; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
-  return v;
-}
-
-// The wide kernels' shared parts. A worker's online-softmax state over
-// kMaxGroup query heads, kWideElems dimensions a lane: qv (q, scaled), acc,
-// m, l. wide_fold and wide_finish are all the arithmetic of the wide kernel
-// and the stream kernel (v20), which differ only in how the rows arrive: given
-// the same rows they give the same bits.
-template <int kLanes>
-struct WideShape {
-  static constexpr int kD = kLanes * kWideElems;
-  static constexpr int kPerWarp = kWarp / kLanes;
-  static constexpr int kWorkers = kWideWarps * kPerWarp;
-  static constexpr int kStep = kWideRows * kWorkers;  // positions a block covers per iteration
-};
-
-// The block's query heads' q (h0 .. h0 + gs - 1, lanes' elements at sub), scaled; the state cleared.
-template <int kLanes>
-__device__ __forceinline__ void wide_start(const AttnArgs& a, int t, int h0, int gs, int sub,
-                                           float (&qv)[kMaxGroup][kWideElems], float (&acc)[kMaxGroup][kWideElems],
-                                           float (&m)[kMaxGroup], float (&l)[kMaxGroup]) {
-#pragma unroll
-  for (int i = 0; i < kMaxGroup; ++i) {
-    m[i] = -INFINITY;
-    l[i] = 0.0f;
-    const float* qr = a.q + (static_cast<int64_t>(t) * a.n_heads + h0 + i) * WideShape<kLanes>::kD + sub * kWideElems;
-#pragma unroll
-    for (int e = 0; e < kWideElems; ++e) {
-      acc[i][e] = 0.0f;
-      qv[i][e] = i < gs ? qr[e] * a.qk_scale : 0.0f;
-    }
-  }
-}
-
-// Folds a worker's kWideRows rows of the iteration at `base` (row j at
-// position base + j * kWorkers + worker; rows at or past hi are masked) into
-// its state.
-template <KvPrecision kDtype, int kLanes>
-__device__ __forceinline__ void wide_fold(int base, int worker, int hi, const WideRaw<kDtype> (&kr)[kWideRows],
-                                          const WideRaw<kDtype> (&vr)[kWideRows],
-                                          const float (&qv)[kMaxGroup][kWideElems], float (&acc)[kMaxGroup][kWideElems],
-                                          float (&m)[kMaxGroup], float (&l)[kMaxGroup]) {
-  constexpr int kWorkers = WideShape<kLanes>::kWorkers;
-  float s[kMaxGroup][kWideRows];
-#pragma unroll
-  for (int j = 0; j < kWideRows; ++j) {
-    float kf[kWideElems];
-    wide_decode<kDtype>(kr[j], kf);
-#pragma unroll
-    for (int i = 0; i < kMaxGroup; ++i) {
-      float d = 0.0f;
-#pragma unroll
-      for (int e = 0; e < kWideElems; ++e) d = fmaf(qv[i][e], kf[e], d);
-      s[i][j] = d;
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < kMaxGroup; ++i) {
-#pragma unroll
-    for (int j = 0; j < kWideRows; ++j) {
-      s[i][j] = worker_sum<kLanes>(s[i][j]);
-      if (base + j * kWorkers + worker >= hi) s[i][j] = -INFINITY;
-    }
-  }
-  float pr[kMaxGroup][kWideRows];
-#pragma unroll
-  for (int i = 0; i < kMaxGroup; ++i) {
-    float mx = m[i];
-#pragma unroll
-    for (int j = 0; j < kWideRows; ++j) mx = fmaxf(mx, s[i][j]);
-    // mx = -inf: this worker has no row this time (its state stays as it is).
-    const float corr = mx == -INFINITY ? 1.0f : expf(m[i] - mx);
-    float sum = 0.0f;
-#pragma unroll
-    for (int j = 0; j < kWideRows; ++j) {
-      pr[i][j] = s[i][j] == -INFINITY ? 0.0f : expf(s[i][j] - mx);
-      sum += pr[i][j];
-    }
-    l[i] = l[i] * corr + sum;
-    m[i] = mx;
-#pragma unroll
-    for (int e = 0; e < kWideElems; ++e) acc[i][e] *= corr;
-  }
-#pragma unroll
-  for (int j = 0; j < kWideRows; ++j) {
-    float vf[kWideElems];
-    wide_decode<kDtype>(vr[j], vf);
-#pragma unroll
-    for (int i = 0; i < kMaxGroup; ++i) {
-#pragma unroll
-      for (int e = 0; e < kWideElems; ++e) acc[i][e] = fmaf(pr[i][j], vf[e], acc[i][e]);
-    }
-  }
-}
-
-// Merges the workers' states through shared memory (s_ml: [kWorkers][kMaxGroup][2],
-// s_acc: [kWorkers][kMaxGroup][kD], 16-byte aligned) and writes the output
-// or this chunk's partials. Every thread of the block calls it.
-template <int kLanes>
-__device__ __forceinline__ void wide_finish(const AttnArgs& a, int row, int t, int chunk, int h0, int gs, int sub,
-                                            int worker, const float (&acc)[kMaxGroup][kWideElems],
-                                            const float (&m)[kMaxGroup], const float (&l)[kMaxGroup],
-                                            float (*s_ml)[kMaxGroup][2],
-                                            float (*s_acc)[kMaxGroup][WideShape<kLanes>::kD]) {
-  constexpr int kD = WideShape<kLanes>::kD, kWorkers = WideShape<kLanes>::kWorkers;
-#pragma unroll
-  for (int i = 0; i < kMaxGroup; ++i) {
-    if (sub == 0) s_ml[worker][i][0] = m[i], s_ml[worker][i][1] = l[i];
-    float4* dst = reinterpret_cast<float4*>(&s_acc[worker][i][sub * kWideElems]);
-    dst[0] = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-    dst[1] = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
-  }
-  __syncthreads();
-  for (int idx = threadIdx.x; idx < gs * kD; idx += kWideThreads) {
-    const int i = idx / kD, d = idx % kD;
-    float mm = -INFINITY;
-#pragma unroll 8
-    for (int w = 0; w < kWorkers; ++w) mm = fmaxf(mm, s_ml[w][i][0]);
-    float ll = 0.0f, aa = 0.0f;
-    if (mm != -INFINITY) {
-#pragma unroll 8
-      for (int w = 0; w < kWorkers; ++w) {
-        const float c = s_ml[w][i][1] > 0.0f ? expf(s_ml[w][i][0] - mm) : 0.0f;
-        ll = fmaf(s_ml[w][i][1], c, ll);
-        aa = fmaf(s_acc[w][i][d], c, aa);
-      }
-    }
-    const int64_t th = static_cast<int64_t>(t) * a.n_heads + h0 + i;
-    if (a.n_splits == 1) {
-      a.out[th * kD + d] = ll > 0.0f ? aa * a.v_scale / ll : 0.0f;
-    } else {
-      const int64_t ts = (static_cast<int64_t>(row) * a.n_heads + h0 + i) * a.n_splits + chunk;
-      a.part_acc[ts * kD + d] = aa * a.v_scale;
-      if (d == 0) a.part_ml[2 * ts] = mm, a.part_ml[2 * ts + 1] = ll;
-    }
-  }
-}
-
 // grid: (token, kv head * subgroups, chunk); block: kWideWarps warps; the
 // same outputs as attn_split_kernel (partials, or the output for one chunk).
 template <KvPrecision kDtype, int kLanes>
@@ -462,140 +283,6 @@ __global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_wide_kernel
     }
     wide_fold<kDtype, kLanes>(base, worker, hi, kr, vr, qv, acc, m, l);
   }
-  wide_finish<kLanes>(a, row, t, chunk, h0, gs, sub, worker, acc, m, l, s_ml, s_acc);
-}
-
-// ---- The stream path (v20): K/V tiles staged in shared memory, several in flight ----
-//
-// The wide kernel's blocks, rows and arithmetic (bit-identical outputs for
-// the same chunking), but a block's rows reach it by cp.async: an iteration's
-// kStep K and V rows are one tile (16 KB for f16 at any head size), and
-// kStreamStages - 1 tiles are in flight while the block works on one. So a
-// block whose chunk is two tiles long (8B at 4,096 positions) issues all its
-// loads in one round, and long chunks stream instead of alternating between
-// loading and computing. f16 and fp8 caches (q8_0's 2-byte scales take no
-// cp.async; it keeps the wide kernel).
-constexpr int kStreamStages = 3;
-
-template <KvPrecision kDtype>
-__host__ __device__ constexpr int stream_esize() {
-  return kDtype == KvPrecision::kF16 ? 2 : 1;
-}
-
-// One stage: K then V, kStep rows each; a row is kD elements as the cache holds them.
-template <KvPrecision kDtype, int kLanes>
-__host__ __device__ constexpr int stream_tile_bytes() {
-  return 2 * WideShape<kLanes>::kStep * WideShape<kLanes>::kD * stream_esize<kDtype>();
-}
-
-// The merge's (max, sum) array, rounded to 16 bytes, then its outputs; both over the stages.
-template <int kLanes>
-constexpr int kStreamMlBytes = (WideShape<kLanes>::kWorkers * kMaxGroup * 2 * 4 + 15) / 16 * 16;
-
-template <KvPrecision kDtype, int kLanes>
-constexpr size_t stream_smem_bytes() {
-  constexpr size_t stages = static_cast<size_t>(kStreamStages) * stream_tile_bytes<kDtype, kLanes>();
-  constexpr size_t merge =
-      kStreamMlBytes<kLanes> + sizeof(float) * WideShape<kLanes>::kWorkers * kMaxGroup * WideShape<kLanes>::kD;
-  return stages > merge ? stages : merge;
-}
-
-template <KvPrecision kDtype, int kLanes>
-__global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_stream_kernel(AttnArgs a) {
-  static_assert(kDtype != KvPrecision::kQ8_0, "q8_0 caches take the wide kernel");
-  using Shape = WideShape<kLanes>;
-  constexpr int kD = Shape::kD, kPerWarp = Shape::kPerWarp, kWorkers = Shape::kWorkers, kStep = Shape::kStep;
-  constexpr int kRowBytes = kD * stream_esize<kDtype>();
-  constexpr int kPieces = kRowBytes / 16;               // 16-byte copies a row
-  constexpr int kRowsPerPass = kWideThreads / kPieces;  // rows the block's threads cover per copy
-  constexpr int kCopies = kStep / kRowsPerPass;         // copies per thread per K (and per V) tile
-  constexpr int kTile = stream_tile_bytes<kDtype, kLanes>();
-  static_assert(kWideThreads % kPieces == 0 && kStep % kRowsPerPass == 0, "tile shape");
-  extern __shared__ __align__(16) uint8_t stream_smem[];
-  pdl_launch_dependents();
-  pdl_wait();
-  const int row = blockIdx.x, t = token_of(a.token_index, row), chunk = blockIdx.z;
-  const int g = blockIdx.y / a.subgroups;
-  const int h0 = g * a.group + (blockIdx.y % a.subgroups) * kMaxGroup;
-  const int gs = min(kMaxGroup, g * a.group + a.group - h0);
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  const int sub = lane % kLanes, worker = warp * kPerWarp + lane / kLanes;
-  const int p = a.positions[t];
-  const int first = a.window > 0 ? max(0, p - a.window + 1) : 0;
-  const int lo = max(chunk * a.split_len, first), hi = min((chunk + 1) * a.split_len, p + 1);
-  const int n_tiles = hi > lo ? (hi - lo + kStep - 1) / kStep : 0;
-  const int seq = a.token_seq != nullptr ? a.token_seq[t] : 0;
-  const int32_t* table = a.block_tables + static_cast<int64_t>(seq) * a.max_blocks_per_seq;
-  // This thread copies piece `col` of rows row0 + kRowsPerPass * j of each tile.
-  const int col = static_cast<int>(threadIdx.x) % kPieces, row0 = static_cast<int>(threadIdx.x) / kPieces;
-  const int64_t slot_bytes = static_cast<int64_t>(a.n_kv_heads) * kRowBytes;
-  const int64_t head_byte = static_cast<int64_t>(g) * kRowBytes + col * 16;
-  const auto* kbase = static_cast<const uint8_t*>(a.k);
-  const auto* vbase = static_cast<const uint8_t*>(a.v);
-  // Pool blocks of the next tile to issue (read a tile ahead of its copies).
-  int32_t blk[kCopies];
-  const auto read_table = [&](int tile) {
-#pragma unroll
-    for (int j = 0; j < kCopies; ++j) {
-      const int pos = lo + tile * kStep + row0 + kRowsPerPass * j;
-      blk[j] = tile < n_tiles && pos < hi ? __ldg(table + pos / a.block_size) : 0;
-    }
-  };
-  const auto issue = [&](int tile) {
-    uint8_t* const st = stream_smem + (tile % kStreamStages) * kTile;
-#pragma unroll
-    for (int j = 0; j < kCopies; ++j) {
-      const int r = row0 + kRowsPerPass * j, pos = lo + tile * kStep + r;
-      if (pos < hi) {
-        const int64_t off = (static_cast<int64_t>(blk[j]) * a.block_size + pos % a.block_size) * slot_bytes + head_byte;
-        cp_async16(st + r * kRowBytes + col * 16, kbase + off);
-        cp_async16(st + (kStep + r) * kRowBytes + col * 16, vbase + off);
-      }
-    }
-  };
-  read_table(0);
-#pragma unroll
-  for (int s = 0; s < kStreamStages - 1; ++s) {
-    if (s < n_tiles) {
-      issue(s);
-      read_table(s + 1);
-    }
-    cp_async_commit();
-  }
-
-  float qv[kMaxGroup][kWideElems], acc[kMaxGroup][kWideElems], m[kMaxGroup], l[kMaxGroup];
-  wide_start<kLanes>(a, t, h0, gs, sub, qv, acc, m, l);
-  const int lane_byte = sub * kWideElems * stream_esize<kDtype>();
-  for (int tile = 0; tile < n_tiles; ++tile) {
-    const int next = tile + kStreamStages - 1;  // into the stage the previous iteration read
-    if (next < n_tiles) {
-      issue(next);
-      read_table(next + 1);
-    }
-    cp_async_commit();
-    cp_async_wait<kStreamStages - 1>();
-    __syncthreads();
-    const uint8_t* const st = stream_smem + (tile % kStreamStages) * kTile;
-    const int base = lo + tile * kStep;
-    WideRaw<kDtype> kr[kWideRows], vr[kWideRows];
-#pragma unroll
-    for (int j = 0; j < kWideRows; ++j) {
-      const int r = j * kWorkers + worker;
-      if (base + r < hi) {
-        kr[j] = wide_smem<kDtype>(st + r * kRowBytes + lane_byte);
-        vr[j] = wide_smem<kDtype>(st + (kStep + r) * kRowBytes + lane_byte);
-      } else {
-        kr[j] = wide_zero<kDtype>();
-        vr[j] = wide_zero<kDtype>();
-      }
-    }
-    wide_fold<kDtype, kLanes>(base, worker, hi, kr, vr, qv, acc, m, l);
-    __syncthreads();
-  }
-  cp_async_wait_all();  // the groups past the last tile are empty
-  // The merge's arrays reuse the stages (every thread is past its last read of them).
-  auto* s_ml = reinterpret_cast<float(*)[kMaxGroup][2]>(stream_smem);
-  auto* s_acc = reinterpret_cast<float(*)[kMaxGroup][kD]>(stream_smem + kStreamMlBytes<kLanes>);
   wide_finish<kLanes>(a, row, t, chunk, h0, gs, sub, worker, acc, m, l, s_ml, s_acc);
 }
 
@@ -693,8 +380,7 @@ int attention_stream_setting() {
 bool attention_stream_auto(int split_len, int head_dim) {
   const int setting = attention_stream_setting();
   if (setting >= 0) return setting == 1;
-  const int tile_positions = kWideRows * kWideWarps * kWarp * kWideElems / head_dim;  // kStep
-  return split_len > (kStreamStages - 1) * tile_positions;
+  return stream_pays(split_len, head_dim);
 }
 
 }  // namespace
@@ -747,61 +433,23 @@ void (*wide_kernel_for(KvPrecision dtype))(AttnArgs) {
   return attn_wide_kernel<KvPrecision::kF16, kLanes>;
 }
 
-// A split kernel and its dynamic shared memory.
-struct KernelChoice {
-  void (*fn)(AttnArgs) = nullptr;
-  size_t smem = 0;
-};
-
-// The stream kernel of an f16 or fp8 cache, with its shared memory (its
-// limit raised once, where it is over the default 48 KB).
-template <KvPrecision kDtype, int kLanes>
-KernelChoice stream_kernel() {
-  constexpr size_t smem = stream_smem_bytes<kDtype, kLanes>();
-  static const bool ready = [] {
-    if (smem <= 48 * 1024) return true;
-    return cudaFuncSetAttribute(attn_stream_kernel<kDtype, kLanes>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                static_cast<int>(smem)) == cudaSuccess;
-  }();
-  if (!ready) return {};
-  return {attn_stream_kernel<kDtype, kLanes>, smem};
-}
-
-template <int kLanes>
-KernelChoice stream_kernel_for(KvPrecision dtype) {
-  switch (dtype) {
-    case KvPrecision::kF16:
-      return stream_kernel<KvPrecision::kF16, kLanes>();
-    case KvPrecision::kFp8E4M3:
-      return stream_kernel<KvPrecision::kFp8E4M3, kLanes>();
-    case KvPrecision::kQ8_0:
-      break;
-  }
-  return {};
-}
-
 // The wide family's kernel (kind kWide or kStream; kStream where it has no
-// kernel for the cache takes kWide) for kLanes lanes a row.
-template <int kLanes>
-KernelChoice wide_family_for(AttentionKernel kind, KvPrecision dtype) {
+// kernel for the cache takes kWide) for a head size; no kernel (the v12 one
+// runs) for head sizes other than 32/64/128/256.
+KernelChoice wide_family(AttentionKernel kind, int head_dim, KvPrecision dtype) {
   if (kind == AttentionKernel::kStream) {
-    const KernelChoice k = stream_kernel_for<kLanes>(dtype);
+    const KernelChoice k = stream_kernel_choice(dtype, head_dim);
     if (k.fn != nullptr) return k;
   }
-  return {wide_kernel_for<kLanes>(dtype), 0};
-}
-
-// The same for a head size; no kernel (the v12 one runs) for head sizes other than 32/64/128/256.
-KernelChoice wide_family(AttentionKernel kind, int head_dim, KvPrecision dtype) {
   switch (head_dim) {
     case 32:
-      return wide_family_for<4>(kind, dtype);
+      return {wide_kernel_for<4>(dtype), 0};
     case 64:
-      return wide_family_for<8>(kind, dtype);
+      return {wide_kernel_for<8>(dtype), 0};
     case 128:
-      return wide_family_for<16>(kind, dtype);
+      return {wide_kernel_for<16>(dtype), 0};
     case 256:
-      return wide_family_for<32>(kind, dtype);
+      return {wide_kernel_for<32>(dtype), 0};
     default:
       return {};
   }
