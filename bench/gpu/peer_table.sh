@@ -63,7 +63,7 @@ HB=$B/bench/engine/hearth-bench
   $CLI synth --shape llama-8b --quant Q4_K_M -o $M/8bk.gguf
 ) >$W/synth.log 2>&1 &
 SYN=$!
-timeout 120 $B/tests/kernels/cuda/kernels_cuda_test --gtest_brief=1 >$W/kernels_test.log 2>&1
+timeout 240 $B/tests/kernels/cuda/kernels_cuda_test --gtest_brief=1 >$W/kernels_test.log 2>&1
 note "kernels_cuda_test rc $? at $(el) s: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/kernels_test.log | tr '\n' ' ')"
 grep -E "Failure|Which is|error" $W/kernels_test.log | head -12 | tee -a $S
 if grep -q "FAILED.*CudaPagedAttention" $W/kernels_test.log; then

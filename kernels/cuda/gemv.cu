@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
@@ -5,6 +6,7 @@
 #include <type_traits>
 
 #include "kernels/cuda/dequant_unit.cuh"
+#include "kernels/cuda/device_common.cuh"
 #include "kernels/cuda/gemv.h"
 #include "kernels/cuda/gemv_q8.h"
 
@@ -386,50 +388,142 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
   store_rows<NT, R>(partial, row0, rows, n_tokens, bias, residual, y);
 }
 
+// The matrices of one gemv_kernel launch: up to kMaxFused of one type and
+// width, each taking the blocks from first_block on (R rows a block), so a
+// block's rows are all of one matrix. q, k and v (gate and up) of one token
+// as one launch; a plain gemv is a set of one.
+struct SetMat {
+  const uint8_t* w;
+  size_t stride;
+  int64_t rows;
+  const float* bias;
+  const float* residual;
+  float* y;
+  int64_t first_block;
+};
+
+struct GemvSet {
+  SetMat m[kMaxFused];
+  int count;
+  int64_t blocks;  // row blocks of all the matrices; a launch's blocks take them grid-stride
+  int64_t units;
+  const float* x;
+  int n_tokens;
+  const float* norm_w;  // kNorm: the RMSNorm's weight [cols]
+  float eps;
+  float* norm_out;  // kNorm: block 0 writes the normed row here
+};
+
+constexpr int kNormPer = 8;  // float4s per virtual thread of the fused norm: rows <= 8192
+
+// kNorm: the block's input row is rmsnorm(x) * norm_w, computed into shared
+// memory with rmsnorm4_kernel's arithmetic (rmsnorm.cu) so that every bit
+// equals rmsnorm then this GEMV: that kernel's 256 threads are emulated by
+// this block's 128, thread t playing t and t + 128 (each holds the float4s
+// vt + 256 k, summed in k order), their warp sums placed as block_sum places
+// them (virtual warp t / 32 + 4 h) and added by the same xor tree.
+__device__ __forceinline__ void normed_row(const GemvSet& s, float4* xs) {
+  constexpr int kBlock = kWarpsPerBlock * kWarp;
+  __shared__ float scratch[2 * kWarpsPerBlock];
+  const int t = static_cast<int>(threadIdx.x), lane = t % kWarp, warp = t / kWarp;
+  const int64_t dim4 = s.units * (kUnit / 4);
+  const float4* xv = reinterpret_cast<const float4*>(s.x);
+  float4 v[2][kNormPer];
+  float sum[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int k = 0; k < kNormPer; ++k) {
+      const int64_t i = t + h * kBlock + static_cast<int64_t>(k) * 2 * kBlock;
+      v[h][k] = i < dim4 ? __ldg(xv + i) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+    sum[h] = 0.0f;
+#pragma unroll
+    for (int k = 0; k < kNormPer; ++k)
+      sum[h] += (v[h][k].x * v[h][k].x + v[h][k].y * v[h][k].y) + (v[h][k].z * v[h][k].z + v[h][k].w * v[h][k].w);
+  }
+  const float w0 = warp_sum(sum[0]), w1 = warp_sum(sum[1]);
+  if (lane == 0) scratch[warp] = w0, scratch[warp + kWarpsPerBlock] = w1;
+  __syncthreads();
+  const float total = warp_sum(lane < 2 * kWarpsPerBlock ? scratch[lane] : 0.0f);
+  const float scale = 1.0f / sqrtf(total / static_cast<float>(4 * dim4) + s.eps);
+  const float4* wr = reinterpret_cast<const float4*>(s.norm_w);
+  float4* out = blockIdx.x == 0 ? reinterpret_cast<float4*>(s.norm_out) : nullptr;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int k = 0; k < kNormPer; ++k) {
+      const int64_t i = t + h * kBlock + static_cast<int64_t>(k) * 2 * kBlock;
+      if (i >= dim4) continue;
+      const float4 g = __ldg(wr + i);
+      float4 o = make_float4(__fmul_rn(v[h][k].x, scale), __fmul_rn(v[h][k].y, scale), __fmul_rn(v[h][k].z, scale),
+                             __fmul_rn(v[h][k].w, scale));
+      o = make_float4(__fmul_rn(o.x, g.x), __fmul_rn(o.y, g.y), __fmul_rn(o.z, g.z), __fmul_rn(o.w, g.w));
+      xs[i] = o;
+      if (out != nullptr) out[i] = o;
+    }
+  }
+  __syncthreads();
+}
+
 // NT: tokens the kernel is compiled for (n_tokens <= NT; the others read as
-// zero and are not stored). R: rows per block.
-template <GgmlType T, int NT, int R>
-__global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
-    gemv_kernel(const uint8_t* __restrict__ w, size_t stride, int64_t rows, int64_t units, const float* __restrict__ x,
-                int n_tokens, const float* __restrict__ bias, const float* residual, float* y) {
+// zero and are not stored). R: rows per block. kNorm (NT == 1): the input
+// row is normed first (normed_row; dynamic shared memory of cols floats).
+// Launched with programmatic serialization where pdl_on(): waits before it
+// reads x or a residual. Row blocks grid-stride (one each where the grid
+// covers them all; the fused norm's grid is smaller, so each block norms
+// once for several row blocks).
+template <GgmlType T, int NT, int R, bool kNorm>
+__global__ void __launch_bounds__(kWarpsPerBlock* kWarp) gemv_kernel(const GemvSet s) {
+  extern __shared__ float4 normed[];
   __shared__ float partial[kWarpsPerBlock][R][NT];
+  static_assert(!kNorm || NT == 1, "the fused norm is for one token");
   const int lane = static_cast<int>(threadIdx.x) % kWarp, warp = static_cast<int>(threadIdx.x) / kWarp;
   const int m = lane % 8;
-  const int64_t row0 = static_cast<int64_t>(blockIdx.x) * R;
-  const uint8_t* wr[R];
+  const int64_t units = s.units, cols = units * kUnit;
+  pdl_wait();
+  if constexpr (kNorm) normed_row(s, normed);
+  for (int64_t blk = blockIdx.x; blk < s.blocks; blk += gridDim.x) {
+    SetMat mat = s.m[0];
+    if (s.count > 1 && blk >= s.m[1].first_block) mat = s.m[1];
+    if (s.count > 2 && blk >= s.m[2].first_block) mat = s.m[2];
+    const int64_t row0 = (blk - mat.first_block) * R;
+    const uint8_t* wr[R];
 #pragma unroll
-  for (int r = 0; r < R; ++r) wr[r] = row_of<uint8_t>(w, stride, rows, row0, r);
-  const int64_t cols = units * kUnit;
-  float acc[R][NT] = {};
+    for (int r = 0; r < R; ++r) wr[r] = row_of<uint8_t>(mat.w, mat.stride, mat.rows, row0, r);
+    float acc[R][NT] = {};
 #pragma unroll 2
-  for (int64_t u = 4 * warp + lane / 8; u < units; u += kUnitsPerStep) {
-    float4 xv[NT];
-    float xs[NT];  // the 4 activations' sum, for the offset term
-#pragma unroll
-    for (int t = 0; t < NT; ++t) {
-      xv[t] = x_quad(x, cols, t, n_tokens, u * kUnit, m);
-      xs[t] = quad_sum(xv[t]);
-    }
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      float v[kQuad], sc = 1.0f, off = 0.0f;
-      Quad<T>::load(wr[r], u, m, v, &sc, &off);
+    for (int64_t u = 4 * warp + lane / 8; u < units; u += kUnitsPerStep) {
+      float4 xv[NT];
+      float xs[NT];  // the 4 activations' sum, for the offset term
 #pragma unroll
       for (int t = 0; t < NT; ++t) {
-        if constexpr (Quad<T>::kFactored) {
-          acc[r][t] = fmaf(sc, dot4(v, xv[t]), acc[r][t]);
-          if constexpr (Quad<T>::kOffset) acc[r][t] = fmaf(off, xs[t], acc[r][t]);
-        } else {
-          acc[r][t] = fmaf(v[0], xv[t].x, acc[r][t]);
-          acc[r][t] = fmaf(v[1], xv[t].y, acc[r][t]);
-          acc[r][t] = fmaf(v[2], xv[t].z, acc[r][t]);
-          acc[r][t] = fmaf(v[3], xv[t].w, acc[r][t]);
+        xv[t] = kNorm ? normed[8 * u + m] : x_quad(s.x, cols, t, s.n_tokens, u * kUnit, m);
+        xs[t] = quad_sum(xv[t]);
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        float v[kQuad], sc = 1.0f, off = 0.0f;
+        Quad<T>::load(wr[r], u, m, v, &sc, &off);
+#pragma unroll
+        for (int t = 0; t < NT; ++t) {
+          if constexpr (Quad<T>::kFactored) {
+            acc[r][t] = fmaf(sc, dot4(v, xv[t]), acc[r][t]);
+            if constexpr (Quad<T>::kOffset) acc[r][t] = fmaf(off, xs[t], acc[r][t]);
+          } else {
+            acc[r][t] = fmaf(v[0], xv[t].x, acc[r][t]);
+            acc[r][t] = fmaf(v[1], xv[t].y, acc[r][t]);
+            acc[r][t] = fmaf(v[2], xv[t].z, acc[r][t]);
+            acc[r][t] = fmaf(v[3], xv[t].w, acc[r][t]);
+          }
         }
       }
     }
+    HEARTH_GEMV_WARP_SUMS(acc, partial, lane, warp)
+    store_rows<NT, R>(partial, row0, mat.rows, s.n_tokens, mat.bias, mat.residual, mat.y);
+    if constexpr (!kNorm) break;                      // the grid covers the row blocks: one each
+    if (blk + gridDim.x < s.blocks) __syncthreads();  // partial is read before the next row block writes it
   }
-  HEARTH_GEMV_WARP_SUMS(acc, partial, lane, warp)
-  store_rows<NT, R>(partial, row0, rows, n_tokens, bias, residual, y);
 }
 
 #undef HEARTH_GEMV_WARP_SUMS
@@ -445,18 +539,40 @@ struct GemvArgs {
   float* y;
 };
 
+// gemv_kernel's launch over a set (blocks of R rows per matrix, in order).
+template <GgmlType T, int NT, int R, bool kNorm>
+cudaError_t launch_set(GemvSet s, cudaStream_t stream) {
+  s.blocks = 0;
+  for (int i = 0; i < s.count; ++i) {
+    s.m[i].first_block = s.blocks;
+    s.blocks += (s.m[i].rows + R - 1) / R;
+  }
+  const size_t smem = kNorm ? static_cast<size_t>(s.units) * kUnit * sizeof(float) : 0;
+  // The fused norm: 4 blocks an SM (the register limit is 5), each norming once.
+  const int64_t slots = kNorm && device_limits().sms > 0 ? int64_t{4} * device_limits().sms : s.blocks;
+  const auto grid = static_cast<unsigned>(std::min(s.blocks, slots));
+  return launch_pdl(gemv_kernel<T, NT, R, kNorm>, dim3(grid), kWarpsPerBlock * kWarp, smem, stream, s);
+}
+
 template <GgmlType T, int NT, int R>
-void launch(const GemvArgs& a) {
+cudaError_t launch(const GemvArgs& a) {
   const dim3 grid(static_cast<unsigned>((a.rows + R - 1) / R));
   if constexpr (T == GgmlType::kQ4_K || T == GgmlType::kQ5_K) {
     gemv_k_kernel<T, NT, R><<<grid, kWarpsPerBlock * kWarp, 0, a.stream>>>(
         a.w, a.stride, a.rows, a.units, a.x, a.n_tokens, a.epilogue.bias, a.epilogue.residual, a.y);
+    return cudaSuccess;
   } else if constexpr (T == GgmlType::kQ6_K) {
     gemv_q6k_kernel<NT, R><<<grid, kWarpsPerBlock * kWarp, 0, a.stream>>>(
         a.w, a.stride, a.rows, a.units, a.x, a.n_tokens, a.epilogue.bias, a.epilogue.residual, a.y);
+    return cudaSuccess;
   } else {
-    gemv_kernel<T, NT, R><<<grid, kWarpsPerBlock * kWarp, 0, a.stream>>>(
-        a.w, a.stride, a.rows, a.units, a.x, a.n_tokens, a.epilogue.bias, a.epilogue.residual, a.y);
+    GemvSet s{};
+    s.m[0] = SetMat{a.w, a.stride, a.rows, a.epilogue.bias, a.epilogue.residual, a.y, 0};
+    s.count = 1;
+    s.units = a.units;
+    s.x = a.x;
+    s.n_tokens = a.n_tokens;
+    return launch_set<T, NT, R, false>(s, a.stream);
   }
 }
 
@@ -464,15 +580,30 @@ void launch(const GemvArgs& a) {
 // (each activation load serves R rows; the accumulators are R x NT).
 template <GgmlType T>
 struct GemvLaunch {
-  static void run(const GemvArgs& a) {
+  static void run(const GemvArgs& a, cudaError_t* err) {
     if (a.n_tokens == 1) {
-      launch<T, 1, 4>(a);
+      *err = launch<T, 1, 4>(a);
     } else if (a.n_tokens == 2) {
-      launch<T, 2, 4>(a);
+      *err = launch<T, 2, 4>(a);
     } else if (a.n_tokens <= 4) {
-      launch<T, 4, 2>(a);
+      *err = launch<T, 4, 2>(a);
     } else {
-      launch<T, 8, T == GgmlType::kQ6_K ? 1 : 2>(a);  // Q6_K's kernel would spill at 2 rows
+      *err = launch < T, 8, T == GgmlType::kQ6_K ? 1 : 2 > (a);  // Q6_K's kernel would spill at 2 rows
+    }
+  }
+};
+
+// One token over a set of gemv_kernel's types, the norm fused or not: the
+// same instantiation a lone one-token gemv takes (NT 1, R 4), so every row
+// is bit-identical to its own gemv.
+template <GgmlType T>
+struct SetLaunch {
+  static void run(const GemvSet& s, bool norm, cudaStream_t stream, cudaError_t* err) {
+    if constexpr (T == GgmlType::kQ4_K || T == GgmlType::kQ5_K || T == GgmlType::kQ6_K) {
+      static_cast<void>(s), static_cast<void>(norm), static_cast<void>(stream);  // set_applies excludes them
+      *err = cudaErrorInvalidValue;
+    } else {
+      *err = norm ? launch_set<T, 1, 4, true>(s, stream) : launch_set<T, 1, 4, false>(s, stream);
     }
   }
 };
@@ -516,17 +647,82 @@ Status gemv(const GemvOptions& options, const DeviceMatrix& w, const float* x, i
   }
   const GemvArgs args{
       stream, static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, w.cols / kUnit, x, n_tokens, epilogue, y};
-  dispatch_type<GemvLaunch>(w.type, args);
+  cudaError_t e = cudaSuccess;
+  dispatch_type<GemvLaunch>(w.type, args, &e);
+  HEARTH_CUDA_CHECK(e);
   return check_launch("gemv_kernel");
 }
+
+namespace {
+
+bool aligned16(const void* p) {
+  return p != nullptr && reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
+GemvActivations activations_of(const GemvOptions& options) {
+  return options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
+}
+
+// gemv_kernel's types (the K-quants have kernels of their own).
+bool set_type(GgmlType t) {
+  return t == GgmlType::kF32 || t == GgmlType::kF16 || t == GgmlType::kBF16 || t == GgmlType::kQ4_0 ||
+         t == GgmlType::kQ4_1 || t == GgmlType::kQ5_0 || t == GgmlType::kQ5_1 || t == GgmlType::kQ8_0;
+}
+
+// One token where every matrix would take gemv_kernel on its own (one type
+// and width, not the 8-bit path): they run as one gemv_kernel launch, each
+// row bit-identical to its own gemv (widths the 8-bit path does not take:
+// SmolLM2's 576, Qwen2.5-0.5B's 896, Gemma 3 1B's 1152).
+// HEARTH_CUDA_GEMV_SET=0: one gemv per matrix there, the norm its own launch (A/B runs).
+bool set_on() {
+  static const bool on = [] {
+    const char* v = std::getenv("HEARTH_CUDA_GEMV_SET");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+bool set_applies(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens) {
+  if (!set_on() || outs == nullptr || n < 1 || n > kMaxFused || n_tokens != 1 || !aligned16(x)) return false;
+  const bool q8 = activations_of(options) == GemvActivations::kQ8;
+  for (int i = 0; i < n; ++i) {
+    if (outs[i].w == nullptr || outs[i].y == nullptr || !validate_matrix(*outs[i].w).ok()) return false;
+    const DeviceMatrix& w = *outs[i].w;
+    if (!set_type(w.type) || w.type != outs[0].w->type || w.cols != outs[0].w->cols) return false;
+    if (q8 && gemv_q8_applies(w, 1)) return false;
+  }
+  return true;
+}
+
+Status run_set(const GemvOutput* outs, int n, const float* x, const GemvInputNorm* norm, cudaStream_t stream) {
+  GemvSet s{};
+  for (int i = 0; i < n; ++i) {
+    const DeviceMatrix& w = *outs[i].w;
+    s.m[i] = SetMat{static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, outs[i].epilogue.bias,
+                    outs[i].epilogue.residual,           outs[i].y,    0};
+  }
+  s.count = n;
+  s.units = outs[0].w->cols / kUnit;
+  s.x = x;
+  s.n_tokens = 1;
+  if (norm != nullptr) {
+    s.norm_w = norm->weight;
+    s.eps = norm->eps;
+    s.norm_out = norm->out;
+  }
+  cudaError_t e = cudaSuccess;
+  dispatch_type<SetLaunch>(outs[0].w->type, s, norm != nullptr, stream, &e);
+  HEARTH_CUDA_CHECK(e);
+  return check_launch("gemv_kernel (set)");
+}
+
+}  // namespace
 
 Status gemv_fused(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
                   cudaStream_t stream) {
   HEARTH_CUDA_REQUIRE(outs != nullptr && n >= 1 && n <= kMaxFused);
   bool one_launch = n > 1 && n_tokens == 1 && x != nullptr && reinterpret_cast<uintptr_t>(x) % 16 == 0;
-  const GemvActivations act =
-      options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
-  one_launch = one_launch && act == GemvActivations::kQ8;
+  one_launch = one_launch && activations_of(options) == GemvActivations::kQ8;
   for (int i = 0; i < n; ++i) {
     HEARTH_CUDA_REQUIRE(outs[i].w != nullptr && outs[i].y != nullptr);
     HEARTH_CUDA_TRY(validate_matrix(*outs[i].w));
@@ -534,6 +730,7 @@ Status gemv_fused(const GemvOptions& options, const GemvOutput* outs, int n, con
                  outs[i].w->cols == outs[0].w->cols;
   }
   if (one_launch) return gemv_q8(outs, n, x, stream, options);
+  if (n > 1 && set_applies(options, outs, n, x, n_tokens)) return run_set(outs, n, x, nullptr, stream);
   for (int i = 0; i < n; ++i)
     HEARTH_CUDA_TRY(gemv(options, *outs[i].w, x, n_tokens, outs[i].y, stream, outs[i].epilogue));
   return {};
@@ -544,9 +741,7 @@ namespace {
 // One token through gemv_q8 in one launch: the fused prologues' condition.
 bool q8_one_launch(const GemvOptions& options, const GemvOutput* outs, int n, int n_tokens) {
   if (outs == nullptr || n < 1 || n > kMaxFused || n_tokens != 1) return false;
-  const GemvActivations act =
-      options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
-  if (act != GemvActivations::kQ8) return false;
+  if (activations_of(options) != GemvActivations::kQ8) return false;
   for (int i = 0; i < n; ++i) {
     if (outs[i].w == nullptr || outs[i].y == nullptr || !validate_matrix(*outs[i].w).ok()) return false;
     if (!gemv_q8_applies(*outs[i].w, 1) || outs[i].w->type != outs[0].w->type || outs[i].w->cols != outs[0].w->cols) {
@@ -556,16 +751,13 @@ bool q8_one_launch(const GemvOptions& options, const GemvOutput* outs, int n, in
   return true;
 }
 
-bool aligned16(const void* p) {
-  return p != nullptr && reinterpret_cast<uintptr_t>(p) % 16 == 0;
-}
-
 }  // namespace
 
 bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
                      const GemvInputNorm& norm) {
   return aligned16(x) && aligned16(norm.weight) && aligned16(norm.out) && norm.out != x &&
-         q8_one_launch(options, outs, n, n_tokens) && outs[0].w->cols <= 8192;
+         (q8_one_launch(options, outs, n, n_tokens) || set_applies(options, outs, n, x, n_tokens)) &&
+         outs[0].w->cols <= 4 * 2 * kWarpsPerBlock * kWarp * kNormPer;
 }
 
 bool gemv_glu_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* gate, int n_tokens,
@@ -584,6 +776,7 @@ Status gemv_fused_glu(const GemvOptions& options, const GemvOutput* outs, int n,
 Status gemv_fused_norm(const GemvOptions& options, const GemvOutput* outs, int n, const float* x,
                        const GemvInputNorm& norm, cudaStream_t stream) {
   HEARTH_CUDA_REQUIRE(gemv_norm_fuses(options, outs, n, x, 1, norm));
+  if (!q8_one_launch(options, outs, n, 1)) return run_set(outs, n, x, &norm, stream);
   return gemv_q8(outs, n, x, stream, options, &norm);
 }
 

@@ -66,10 +66,12 @@ Status gemv(const GemvOptions& options, const DeviceMatrix& w, const float* x, i
             cudaStream_t stream, const GemvEpilogue& epilogue = {});
 
 // Several products of one activation batch: y_i = W_i x (+ epilogue_i), i < n
-// (q, k and v; gate and up). Where the 8-bit path applies to all of them
-// (one token, one type and width) they run as one launch over the
-// concatenated rows, x quantized once; otherwise one gemv per matrix. Either
-// way each y_i is bit-identical to gemv(options, *w_i, ...) alone.
+// (q, k and v; gate and up). One token of one type and width runs as one
+// launch over the concatenated rows: the 8-bit kernel (x quantized once)
+// where the 8-bit path applies to all of them, else the f32-activation
+// kernel where it takes them all (F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1,
+// Q8_0: widths that are not a multiple of 256); otherwise one gemv per
+// matrix. Either way each y_i is bit-identical to gemv(options, *w_i, ...) alone.
 inline constexpr int kMaxFused = 3;
 struct GemvOutput {
   const DeviceMatrix* w = nullptr;
@@ -80,8 +82,9 @@ Status gemv_fused(const GemvOptions& options, const GemvOutput* outs, int n, con
                   cudaStream_t stream);
 
 // gemv_fused over rmsnorm(x) (rmsnorm.h: (x / rms(x)) * weight), the norm
-// computed in the q8 kernel's prologue instead of a launch of its own; the
-// codes, hence every y_i, bit-identical to rmsnorm then gemv_fused. Runs
+// computed in the one launch's prologue (the q8 kernel's or the f32 one's)
+// instead of a launch of its own; the normed row, hence every y_i,
+// bit-identical to rmsnorm then gemv_fused. Runs
 // where gemv_norm_fuses; callers check it first (kInvalidArgument otherwise).
 // out: [cols] f32, the normed row is written there too (as rmsnorm would);
 // not overlapping x. The CUDA backend fuses a one-token step's rms_norm
@@ -91,9 +94,9 @@ struct GemvInputNorm {
   float eps = 0.0f;
   float* out = nullptr;  // [cols], 16-byte aligned, != x
 };
-// One token, the 8-bit path for every matrix (one type and width, as
-// gemv_fused's one launch), cols <= 8192; x, norm.weight and norm.out 16-byte
-// aligned, out != x (where rmsnorm runs its vector kernel: the same sums).
+// One token where gemv_fused takes one launch (either kernel), cols <= 8192;
+// x, norm.weight and norm.out 16-byte aligned, out != x (where rmsnorm runs
+// its vector kernel: the same sums).
 bool gemv_norm_fuses(const GemvOptions& options, const GemvOutput* outs, int n, const float* x, int n_tokens,
                      const GemvInputNorm& norm);
 Status gemv_fused_norm(const GemvOptions& options, const GemvOutput* outs, int n, const float* x,

@@ -43,10 +43,22 @@ TEST(CudaFusion, NormInGemvPrologueEqualsRmsnormThenGemv) {
   };
   const std::vector<Case> cases = {
       {GgmlType::kQ4_0, {512, 128, 128}, 4096},  // q/k/v of a small Llama
-      {GgmlType::kQ4_0, {1000, 24}, 2048},      {GgmlType::kQ4_K, {700, 333}, 4096},
+      {GgmlType::kQ4_0, {1000, 24}, 2048},
+      {GgmlType::kQ4_K, {700, 333}, 4096},
       {GgmlType::kQ6_K, {300}, 8192},  // the widest row the fused norm takes
-      {GgmlType::kQ8_0, {64, 64, 9}, 256},      {GgmlType::kQ5_1, {129}, 1280},
+      {GgmlType::kQ8_0, {64, 64, 9}, 256},
+      {GgmlType::kQ5_1, {129}, 1280},
       {GgmlType::kQ4_1, {4096}, 768},
+      // Widths the 8-bit path does not take (not a multiple of 256): the
+      // f32-activation kernel's one launch over the set, the norm in its
+      // prologue (SmolLM2-135M's q/k/v, Qwen2.5-0.5B's, Gemma 3 1B's).
+      {GgmlType::kQ4_1, {576, 192, 192}, 576},
+      {GgmlType::kQ8_0, {896, 128, 128}, 896},
+      {GgmlType::kF16, {100, 37}, 1152},
+      {GgmlType::kQ5_0, {1536, 1536}, 576},
+      {GgmlType::kF32, {33}, 224},
+      {GgmlType::kQ4_0, {64}, 8160},    // the widest such row
+      {GgmlType::kQ8_0, {49152}, 576},  // SmolLM2's output: 12,288 row blocks, each launch block takes many
   };
   for (const Case& c : cases) {
     for (int staged : {-1, 0}) {
@@ -115,12 +127,28 @@ TEST(CudaFusion, NormInGemvPrologueWhereItApplies) {
   const DeviceMatrix f16{GgmlType::kF16, w.get(), 64, 4096, row_bytes(GgmlType::kF16, 4096)};
   const GemvOutput o_ok{&ok, y.get(), {}}, o_wide{&wide, y.get(), {}}, o_f16{&f16, y.get(), {}};
   const GemvInputNorm norm{g.get(), 1e-5f, h.get()};
+  const DeviceMatrix odd{GgmlType::kQ4_0, w.get(), 64, 576, row_bytes(GgmlType::kQ4_0, 576)};
+  const DeviceMatrix odd_q8{GgmlType::kQ8_0, w.get(), 64, 576, row_bytes(GgmlType::kQ8_0, 576)};
+  const DeviceMatrix odd_wide{GgmlType::kQ4_0, w.get(), 8, 8224, row_bytes(GgmlType::kQ4_0, 8224)};
+  const DeviceMatrix q4k{GgmlType::kQ4_K, w.get(), 8, 256, row_bytes(GgmlType::kQ4_K, 256)};
+  const DeviceMatrix q4k_f32{GgmlType::kQ4_K, w.get(), 8, 256, row_bytes(GgmlType::kQ4_K, 256)};
+  const GemvOutput o_odd{&odd, y.get(), {}}, o_odd_wide{&odd_wide, y.get(), {}}, o_q4k{&q4k, y.get(), {}};
+  const GemvOutput mixed[2] = {{&odd, y.get(), {}}, {&odd_q8, y.get(), {}}};
+  const GemvOutput q4k_set[2] = {{&q4k, y.get(), {}}, {&q4k_f32, y.get(), {}}};
   EXPECT_TRUE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 1, norm));
-  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 2, norm));      // one token only
-  EXPECT_FALSE(gemv_norm_fuses(f32, &o_ok, 1, x.get(), 1, norm));     // the 8-bit path only
-  EXPECT_FALSE(gemv_norm_fuses(q8, &o_wide, 1, x.get(), 1, norm));    // rows over 8192
-  EXPECT_FALSE(gemv_norm_fuses(q8, &o_f16, 1, x.get(), 1, norm));     // a float type
-  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get() + 1, 1, norm));  // x not 16-byte aligned
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 2, norm));  // one token only
+  // Where the 8-bit path does not apply, the f32-activation kernel fuses it:
+  // f32 activations, a float type, a width that is not a multiple of 256.
+  EXPECT_TRUE(gemv_norm_fuses(f32, &o_ok, 1, x.get(), 1, norm));
+  EXPECT_TRUE(gemv_norm_fuses(q8, &o_f16, 1, x.get(), 1, norm));
+  EXPECT_TRUE(gemv_norm_fuses(q8, &o_odd, 1, x.get(), 1, norm));
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_odd, 1, x.get(), 2, norm));       // one token there too
+  EXPECT_FALSE(gemv_norm_fuses(q8, mixed, 2, x.get(), 1, norm));        // one type per launch
+  EXPECT_TRUE(gemv_norm_fuses(q8, &o_q4k, 1, x.get(), 1, norm));        // 8-bit path
+  EXPECT_FALSE(gemv_norm_fuses(f32, q4k_set, 2, x.get(), 1, norm));     // K-quants: no f32 set kernel
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_odd_wide, 1, x.get(), 1, norm));  // rows over 8192
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_wide, 1, x.get(), 1, norm));      // rows over 8192
+  EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get() + 1, 1, norm));    // x not 16-byte aligned
   EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 1, GemvInputNorm{g.get() + 1, 1e-5f, h.get()}));  // weight
   EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 1, GemvInputNorm{nullptr, 1e-5f, h.get()}));
   EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 1, GemvInputNorm{g.get(), 1e-5f, h.get() + 2}));  // out

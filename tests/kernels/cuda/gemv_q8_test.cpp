@@ -227,7 +227,8 @@ TEST(CudaGemvQ8, StagedEqualsDirect) {
 }
 
 // gemv_fused gives each matrix the bits gemv gives it alone: q/k/v-like
-// shapes in one launch (with bias and residual on some), a mixed-type set and
+// shapes in one launch (with bias and residual on some; the 8-bit kernel, or
+// the f32 one for widths the 8-bit path does not take), a mixed-type set and
 // a two-token batch (both one gemv per matrix).
 TEST(CudaGemvQ8, FusedEqualsSeparate) {
   HEARTH_REQUIRE_CUDA_DEVICE();
@@ -244,6 +245,12 @@ TEST(CudaGemvQ8, FusedEqualsSeparate) {
       {{GgmlType::kQ6_K, GgmlType::kQ6_K, GgmlType::kQ6_K}, {96, 17, 250}, 2048, 1},
       {{GgmlType::kQ4_K, GgmlType::kQ4_K, GgmlType::kQ6_K}, {64, 16, 16}, 2048, 1},  // mixed: separate launches
       {{GgmlType::kQ4_0, GgmlType::kQ4_0}, {64, 32}, 512, 2},                        // batch: f32 path
+      // Widths the 8-bit path does not take: one launch of the f32 kernel over the set.
+      {{GgmlType::kQ4_1, GgmlType::kQ4_1, GgmlType::kQ4_1}, {576, 192, 192}, 576, 1},
+      {{GgmlType::kQ8_0, GgmlType::kQ8_0, GgmlType::kQ8_0}, {896, 128, 128}, 896, 1},
+      {{GgmlType::kF16, GgmlType::kF16}, {100, 37}, 1152, 1},
+      {{GgmlType::kF32, GgmlType::kF32, GgmlType::kF32}, {33, 7, 1}, 224, 1},
+      {{GgmlType::kQ4_0, GgmlType::kQ8_0}, {64, 16}, 576, 1},  // mixed: separate launches
   };
   for (const Case& c : cases) {
     const int n = static_cast<int>(c.types.size());
