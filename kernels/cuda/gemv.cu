@@ -9,6 +9,7 @@
 #include "kernels/cuda/device_common.cuh"
 #include "kernels/cuda/gemv.h"
 #include "kernels/cuda/gemv_q8.h"
+#include "kernels/cuda/gemv_q8_common.cuh"
 
 namespace hearth::kernels::cuda {
 namespace {
@@ -392,13 +393,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
 // width, each taking the blocks from first_block on (R rows a block), so a
 // block's rows are all of one matrix. q, k and v (gate and up) of one token
 // as one launch; a plain gemv is a set of one.
-struct SetMat {
-  const uint8_t* w;
-  size_t stride;
-  int64_t rows;
-  const float* bias;
-  const float* residual;
-  float* y;
+struct SetMat : q8::Q8Mat {
   int64_t first_block;
 };
 
@@ -567,7 +562,7 @@ cudaError_t launch(const GemvArgs& a) {
     return cudaSuccess;
   } else {
     GemvSet s{};
-    s.m[0] = SetMat{a.w, a.stride, a.rows, a.epilogue.bias, a.epilogue.residual, a.y, 0};
+    s.m[0] = SetMat{{a.w, a.stride, a.rows, a.epilogue.bias, a.epilogue.residual, a.y}, 0};
     s.count = 1;
     s.units = a.units;
     s.x = a.x;
@@ -698,8 +693,9 @@ Status run_set(const GemvOutput* outs, int n, const float* x, const GemvInputNor
   GemvSet s{};
   for (int i = 0; i < n; ++i) {
     const DeviceMatrix& w = *outs[i].w;
-    s.m[i] = SetMat{static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, outs[i].epilogue.bias,
-                    outs[i].epilogue.residual,           outs[i].y,    0};
+    const q8::Q8Mat mat{static_cast<const uint8_t*>(w.data), w.row_stride, w.rows, outs[i].epilogue.bias,
+                        outs[i].epilogue.residual,           outs[i].y};
+    s.m[i] = SetMat{mat, 0};
   }
   s.count = n;
   s.units = outs[0].w->cols / kUnit;
