@@ -1,7 +1,8 @@
 #!/bin/bash
 # One device call for issue 20: the same-run table of docs/benchmarks.md.
 # llama.cpp (source vendored in the llama-cpp-python sdist, carried as
-# .llama/llama.tgz: git-ignored, nothing of it committed) builds in the
+# .llama/llama.tgz: git-ignored, nothing of it committed; made by
+# bench/gpu/make_llama_tarball.sh from the newest sdist) builds in the
 # background at nice 19 from the first second; meanwhile Hearth builds, runs
 # its kernel, backend, engine and model tests on the GPU, the attention
 # micro-benchmark, an A/B of switches (AB: space-separated NAME=VALUE
