@@ -55,3 +55,23 @@ for l in open('$W/lb.txt'):
     if l.startswith('{'):
         j = json.loads(l); print('llama batched pl %d: S_TG %.1f' % (j['pl'], j['speed_tg']))" | tee -a "$S"
 }
+# The engine-only build (sm_90) in $B with the targets given ($CLI: its
+# hearth-cli); on failure its first errors are printed and it returns 1.
+build_engine() {
+  cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DHEARTH_CUDA_ARCHITECTURES=90 \
+    >$W/cfg.log 2>&1 || { tail -30 $W/cfg.log; return 1; }
+  cmake --build $B -j16 --target "$@" >$W/build.log 2>&1 || { grep -m5 -A12 -E "error|FAILED" $W/build.log; return 1; }
+  note "built"
+}
+CLI=$B/cli/hearth-cli
+# A test binary under $B/tests (path, then its arguments), its verdict noted,
+# its failures printed and its log appended to $OUT/tests.log. Runs under
+# the environment it is given (VAR=1 run_gtest ...).
+run_gtest() {
+  local t=$1
+  shift
+  timeout 200 $B/tests/$t --gtest_brief=1 "$@" >$W/gtest.log 2>&1
+  note "$(basename $t) $* rc $?: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/gtest.log | tr '\n' ' ')"
+  grep -E "Failure|Which is|error|Expected" $W/gtest.log | head -8 | tee -a "$S"
+  cat $W/gtest.log >>$OUT/tests.log
+}

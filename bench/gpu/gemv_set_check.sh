@@ -9,25 +9,15 @@
 # Needs PCRE2 in .deps/pcre2.
 cd "$(dirname "$0")/../.."
 source bench/gpu/device_env.sh
-cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DHEARTH_CUDA_ARCHITECTURES=90 \
-  >$W/cfg.log 2>&1 || { tail -30 $W/cfg.log; exit 1; }
 T="kernels_cuda_test models_llama_cuda_test models_gemma3_cuda_test engine_runtime_cuda_test engine_backend_cuda_ops_test"
-cmake --build $B -j16 --target hearth-cli $T >$W/build.log 2>&1 || { grep -m5 -A12 -E "error|FAILED" $W/build.log; exit 1; }
-note "built"
-CLI=$B/cli/hearth-cli
-timeout 100 $B/tests/kernels/cuda/kernels_cuda_test --gtest_brief=1 --gtest_filter='CudaFusion.*:CudaGemv*' >$W/f.log 2>&1
-note "fusion + gemv tests rc $?: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/f.log | tr '\n' ' ')"
-grep -E "Failure|Which is|error|Expected" $W/f.log | head -12 | tee -a "$S"
-cp $W/f.log $OUT/fusion_tests.log
+build_engine hearth-cli $T || exit 1
+run_gtest kernels/cuda/kernels_cuda_test --gtest_filter='CudaFusion.*:CudaGemv*'
 (timeout 240 $B/tests/kernels/cuda/kernels_cuda_test --gtest_brief=1 --gtest_filter='-CudaFusion.*:CudaGemv*' >$W/k.log 2>&1
   echo "rc $?" >>$W/k.log) &
 KT=$!
 for t in models/cuda/models_llama_cuda_test models/cuda/models_gemma3_cuda_test engine/runtime/engine_runtime_cuda_test \
   engine/backend/engine_backend_cuda_ops_test; do
-  timeout 150 $B/tests/$t --gtest_brief=1 >$W/m.log 2>&1
-  note "$(basename $t) rc $?: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/m.log | tr '\n' ' ')"
-  grep -E "Failure|Which is|error" $W/m.log | head -8 | tee -a "$S"
-  cat $W/m.log >>$OUT/tests.log
+  run_gtest $t
 done
 [ -f $M/smol.gguf ] || $CLI synth --shape smollm2-135m --quant Q4_1 -o $M/smol.gguf >$W/synth.log 2>&1
 [ -f $M/qwen05.gguf ] || $CLI synth --shape custom --embd 896 --layers 24 --heads 14 --kv-heads 2 --ffn 4864 \

@@ -8,21 +8,12 @@
 # batch 1 and at 4,096 tokens of context. Needs PCRE2 in .deps/pcre2.
 cd "$(dirname "$0")/../.."
 source bench/gpu/device_env.sh
-cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_ENGINE_ONLY=ON -DHEARTH_CUDA_ARCHITECTURES=90 \
-  >$W/cfg.log 2>&1 || { tail -30 $W/cfg.log; exit 1; }
 T="kernels_cuda_test kernels_cuda_bench models_llama_cuda_test engine_runtime_cuda_test"
-cmake --build $B -j16 --target hearth-cli $T >$W/build.log 2>&1 || { grep -m5 -A12 -E "error|FAILED" $W/build.log; exit 1; }
-note "built"
-CLI=$B/cli/hearth-cli
-timeout 150 $B/tests/kernels/cuda/kernels_cuda_test --gtest_brief=1 --gtest_filter='CudaPagedAttention.*' >$W/a.log 2>&1
-note "attention tests rc $?: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/a.log | tr '\n' ' ')"
-grep -E "Failure|Which is|error|Expected|ticket|second call" $W/a.log | head -12 | tee -a "$S"
-cp $W/a.log $OUT/attention_tests.log
+build_engine hearth-cli $T || exit 1
+run_gtest kernels/cuda/kernels_cuda_test --gtest_filter='CudaPagedAttention.*'
+note "with HEARTH_CUDA_ATTN_FUSED_COMBINE=1:"
 for t in models/cuda/models_llama_cuda_test engine/runtime/engine_runtime_cuda_test; do
-  HEARTH_CUDA_ATTN_FUSED_COMBINE=1 timeout 150 $B/tests/$t --gtest_brief=1 >$W/m.log 2>&1
-  note "$(basename $t) (merged) rc $?: $(grep -E '^\[  PASSED|^\[  FAILED|FAILED TEST' $W/m.log | tr '\n' ' ')"
-  grep -E "Failure|Which is|error" $W/m.log | head -8 | tee -a "$S"
-  cat $W/m.log >>$OUT/tests.log
+  HEARTH_CUDA_ATTN_FUSED_COMBINE=1 run_gtest $t
 done
 timeout 120 $B/tests/kernels/cuda/kernels_cuda_bench attn >$OUT/attn_bench.txt 2>&1
 grep -E "wd\+m|st\+m|wide|strm" $OUT/attn_bench.txt | grep -E "ctx +(256|4096) " | tail -16 | tee -a "$S"

@@ -21,6 +21,7 @@ D=$PWD/.deps/pcre2
 [ -d $D ] || D=$PWD/../.deps/pcre2
 TGZ=$PWD/.llama/llama.tgz
 [ -f $TGZ ] || TGZ=$PWD/../.llama/llama.tgz
+export LLAMA_SOURCE_FILE=$(dirname $TGZ)/SOURCE # make_llama_tarball.sh: which sdist it came from
 export PKG_CONFIG_SYSROOT_DIR=$D PKG_CONFIG_PATH=$D/usr/lib/x86_64-linux-gnu/pkgconfig
 export LD_LIBRARY_PATH=$D/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 OUT=${OUT:-/tmp/hearth-out}
@@ -202,6 +203,10 @@ rows = [
     ("8B Q4_0, 16 sequences (aggregate decode)", g("conc_16"), "llama_conc_16", None),
     ("8B Q4_0, 64 sequences (aggregate decode)", g("conc_64"), "llama_conc_64", None),
 ]
+import os
+sf = os.environ.get("LLAMA_SOURCE_FILE", "")
+src = open(sf).read().strip() if os.path.exists(sf) else "unknown (no SOURCE beside the tarball)"
+print("llama.cpp: " + src)
 print("| workload | Hearth tok/s | llama.cpp tok/s | Hearth / llama.cpp | Hearth's share of the ceiling |")
 print("|---|---|---|---|---|")
 f = lambda x: "n/a" if x is None else "{:,.1f}".format(x)
