@@ -628,15 +628,21 @@ void set_default_gemv_activations(GemvActivations a) {
                               std::memory_order_relaxed);
 }
 
+namespace {
+
+GemvActivations activations_of(const GemvOptions& options) {
+  return options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
+}
+
+}  // namespace
+
 Status gemv(const GemvOptions& options, const DeviceMatrix& w, const float* x, int n_tokens, float* y,
             cudaStream_t stream, const GemvEpilogue& epilogue) {
   HEARTH_CUDA_TRY(validate_matrix(w));
   HEARTH_CUDA_REQUIRE(n_tokens >= 1 && n_tokens <= kMaxGemvTokens);
   HEARTH_CUDA_REQUIRE(x != nullptr && y != nullptr);
   HEARTH_CUDA_REQUIRE(reinterpret_cast<uintptr_t>(x) % 16 == 0);
-  const GemvActivations act =
-      options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
-  if (act == GemvActivations::kQ8 && gemv_q8_applies(w, n_tokens)) {
+  if (activations_of(options) == GemvActivations::kQ8 && gemv_q8_applies(w, n_tokens)) {
     const GemvOutput out{&w, y, epilogue};
     return gemv_q8(&out, 1, x, stream, options);
   }
@@ -652,10 +658,6 @@ namespace {
 
 bool aligned16(const void* p) {
   return p != nullptr && reinterpret_cast<uintptr_t>(p) % 16 == 0;
-}
-
-GemvActivations activations_of(const GemvOptions& options) {
-  return options.activations == GemvActivations::kProcessDefault ? default_gemv_activations() : options.activations;
 }
 
 // gemv_kernel's types (the K-quants have kernels of their own).

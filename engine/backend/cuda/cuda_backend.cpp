@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
-#include <cstring>
 
 #include "engine/backend/cuda/env_switch.h"
 #include "engine/core/log.h"

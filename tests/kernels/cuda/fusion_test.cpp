@@ -131,10 +131,9 @@ TEST(CudaFusion, NormInGemvPrologueWhereItApplies) {
   const DeviceMatrix odd_q8{GgmlType::kQ8_0, w.get(), 64, 576, row_bytes(GgmlType::kQ8_0, 576)};
   const DeviceMatrix odd_wide{GgmlType::kQ4_0, w.get(), 8, 8224, row_bytes(GgmlType::kQ4_0, 8224)};
   const DeviceMatrix q4k{GgmlType::kQ4_K, w.get(), 8, 256, row_bytes(GgmlType::kQ4_K, 256)};
-  const DeviceMatrix q4k_f32{GgmlType::kQ4_K, w.get(), 8, 256, row_bytes(GgmlType::kQ4_K, 256)};
   const GemvOutput o_odd{&odd, y.get(), {}}, o_odd_wide{&odd_wide, y.get(), {}}, o_q4k{&q4k, y.get(), {}};
   const GemvOutput mixed[2] = {{&odd, y.get(), {}}, {&odd_q8, y.get(), {}}};
-  const GemvOutput q4k_set[2] = {{&q4k, y.get(), {}}, {&q4k_f32, y.get(), {}}};
+  const GemvOutput q4k_set[2] = {{&q4k, y.get(), {}}, {&q4k, y.get(), {}}};
   EXPECT_TRUE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 1, norm));
   EXPECT_FALSE(gemv_norm_fuses(q8, &o_ok, 1, x.get(), 2, norm));  // one token only
   // Where the 8-bit path does not apply, the f32-activation kernel fuses it:
