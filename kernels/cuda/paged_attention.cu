@@ -553,12 +553,9 @@ Status paged_attention(const PagedKvCache& kv, const AttentionBatch& batch, cons
             : kv.dtype == KvPrecision::kQ8_0  ? attn_split_kernel<KvPrecision::kQ8_0>
                                               : attn_split_kernel<KvPrecision::kF16>;
   }
-  // The wide family merges in its last block where the caller gave tickets (one launch).
-  const bool merged = chosen.fn != nullptr && n_splits > 1 && params.tickets != nullptr;
-  a.tickets = merged ? params.tickets : nullptr;
   HEARTH_CUDA_CHECK(launch_with_pdl(pdl_small_on(), split, grid, split_threads, split_smem, stream, a));
   HEARTH_CUDA_TRY(check_launch("attn_split_kernel"));
-  if (n_splits == 1 || merged) return {};
+  if (n_splits == 1) return {};
   const auto n_th = static_cast<unsigned>(batch.n_tokens * params.n_heads);
   const auto* pacc = static_cast<const float*>(a.part_acc);
   const auto* pml = static_cast<const float*>(a.part_ml);

@@ -55,14 +55,6 @@ struct PagedAttentionParams {
   int window = 0;      // 0: positions 0..p; else only p-window+1..p (sliding window)
   int split_len = 0;   // positions per chunk, > 0; choose_split_len gives a good one
   AttentionKernel kernel = AttentionKernel::kAuto;
-  // Null: the chunks' partials are merged by a launch of their own. Else
-  // [n_tokens * n_heads] counters, all zero before the first call (the
-  // caller zeroes them once): the wide and stream kernels then merge in the
-  // last block of each head group to finish (an atomic ticket each) and
-  // leave the counters zero again; one launch a call instead of two. The
-  // merge adds the chunks in order, as the single-block combine does (not
-  // bit-identical to the default combine, which sums slices of chunks).
-  uint32_t* tickets = nullptr;
 };
 
 // A chunk length that gives the device about one full wave of thread blocks

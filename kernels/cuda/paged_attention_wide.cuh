@@ -29,10 +29,9 @@ struct AttnArgs {
   float qk_scale;  // scale * k_scale
   float v_scale;
   int window, split_len, n_splits;
-  float* out;         // final output (n_splits == 1)
-  float* part_acc;    // [n_rows][n_heads][n_splits][head_dim] (row: the call's, not the token's)
-  float* part_ml;     // [n_rows][n_heads][n_splits][2]: max, sum
-  uint32_t* tickets;  // null, or [n_rows][gridDim.y] counters: the last chunk merges (merge_if_last)
+  float* out;       // final output (n_splits == 1)
+  float* part_acc;  // [n_rows][n_heads][n_splits][head_dim] (row: the call's, not the token's)
+  float* part_ml;   // [n_rows][n_heads][n_splits][2]: max, sum
 };
 
 // The token of the call's row i.
@@ -153,45 +152,6 @@ __device__ __forceinline__ void wide_fold(int base, int worker, int hi, const Wi
   }
 }
 
-// With a.tickets: after the block has written its chunk's partials, it
-// takes a ticket for its (row, head group); the block that takes the last one
-// (all chunks' partials written: each thread fenced its own writes before
-// the ticket) merges the group's heads as attn_combine_kernel does, chunk by
-// chunk in order, writes the output and puts the ticket back to 0. The
-// partials of other blocks are read through L2 (ld.cg), never a stale L1.
-__device__ __forceinline__ void merge_if_last(const AttnArgs& a, int row, int t, int h0, int gs) {
-  __shared__ bool s_last;
-  const int64_t slot = static_cast<int64_t>(row) * gridDim.y + blockIdx.y;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) s_last = atomicAdd(a.tickets + slot, 1u) == static_cast<uint32_t>(a.n_splits - 1);
-  __syncthreads();
-  if (!s_last) return;
-  __threadfence();
-  const int dim = a.head_dim;
-  for (int idx = static_cast<int>(threadIdx.x); idx < gs * dim; idx += static_cast<int>(blockDim.x)) {
-    const int i = idx / dim, d = idx % dim;
-    const int64_t th = static_cast<int64_t>(row) * a.n_heads + h0 + i;
-    const float* ml = a.part_ml + 2 * th * a.n_splits;
-    const float* pa = a.part_acc + th * a.n_splits * dim + d;
-    float m = -INFINITY;
-    for (int c = 0; c < a.n_splits; ++c) {
-      if (__ldcg(ml + 2 * c + 1) > 0.0f) m = fmaxf(m, __ldcg(ml + 2 * c));
-    }
-    float l = 0.0f, acc = 0.0f;
-    for (int c = 0; c < a.n_splits; ++c) {
-      const float lc = __ldcg(ml + 2 * c + 1);
-      if (lc > 0.0f) {  // empty chunks (past the position) hold no positions
-        const float w = expf(__ldcg(ml + 2 * c) - m);
-        l += lc * w;
-        acc += __ldcg(pa + static_cast<int64_t>(c) * dim) * w;
-      }
-    }
-    a.out[(static_cast<int64_t>(t) * a.n_heads + h0 + i) * dim + d] = l > 0.0f ? acc / l : 0.0f;
-  }
-  if (threadIdx.x == 0) a.tickets[slot] = 0u;
-}
-
 // Merges the workers' states through shared memory (s_ml: [kWorkers][kMaxGroup][2],
 // s_acc: [kWorkers][kMaxGroup][kD], 16-byte aligned) and writes the output
 // or this chunk's partials. Every thread of the block calls it.
@@ -233,7 +193,6 @@ __device__ __forceinline__ void wide_finish(const AttnArgs& a, int row, int t, i
       if (d == 0) a.part_ml[2 * ts] = mm, a.part_ml[2 * ts + 1] = ll;
     }
   }
-  if (a.n_splits > 1 && a.tickets != nullptr) merge_if_last(a, row, t, h0, gs);
 }
 
 // A split kernel and its dynamic shared memory.

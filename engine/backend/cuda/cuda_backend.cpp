@@ -38,14 +38,6 @@ bool fuse_rope_kv_on() {
   return on;
 }
 
-// The decode attention's chunks merged by their last block (one launch a
-// layer instead of two) is off unless HEARTH_CUDA_ATTN_FUSED_COMBINE=1: not
-// yet measured on a GPU (docs/perf-notes.md v21).
-bool attn_fused_combine_on() {
-  static const bool on = env_opt_in("HEARTH_CUDA_ATTN_FUSED_COMBINE");
-  return on;
-}
-
 // The GLU in the down GEMV's prologue is off unless HEARTH_CUDA_FUSE_GLU=1:
 // it did not pay (docs/perf-notes.md v15: every block computes the whole row
 // before its products; 8B decode -3%, the 135M shape -2% to +2% across two
@@ -112,10 +104,6 @@ Result<void> CudaBackend::do_begin_step(std::span<const SequenceStep> steps) {
   }
   sz.attn_bytes = kc::paged_attention_workspace_bytes(sz.n_split_rows, shape_.n_head, shape_.head_dim, sz.max_context,
                                                       sz.split_len);
-  if (attn_fused_combine_on() && sz.attn_bytes > 0) {
-    sz.ticket_bytes =
-        static_cast<std::size_t>(sz.n_split_rows) * static_cast<std::size_t>(shape_.n_head) * sizeof(std::uint32_t);
-  }
   HEARTH_TRY(reserve(sz));
   sz_ = sz;
   n_tokens_ = sz.n_tokens;
@@ -168,8 +156,8 @@ void CudaBackend::plan_graph() {
   key.argmax = sz_.argmax;
   std::uint64_t h = 0;
   for (const Activation& a : acts_) h = fingerprint_mix(h, reinterpret_cast<std::uintptr_t>(a.data));
-  for (const void* p : {ws_.ints.get(), ws_.logits.get(), ws_.attn_split.get(), ws_.attn_tickets.get(), ws_.xq.get(),
-                        k_pool_.get(), v_pool_.get()}) {
+  for (const void* p :
+       {ws_.ints.get(), ws_.logits.get(), ws_.attn_split.get(), ws_.xq.get(), k_pool_.get(), v_pool_.get()}) {
     h = fingerprint_mix(h, reinterpret_cast<std::uintptr_t>(p));
   }
   key.buffers = h;
@@ -546,7 +534,6 @@ void CudaBackend::do_attention(std::int32_t layer, Activation q, Activation out,
   batch.n_tokens = sz_.n_split_rows;
   batch.max_context = sz_.max_context;
   batch.token_index = sz_.n_tiles > 0 ? ints + sz_.split_rows_at : nullptr;
-  if (sz_.ticket_bytes > 0) params.tickets = ws_.attn_tickets.as<std::uint32_t>();
   check(kc::paged_attention(layer_cache(layer), batch, params, out.data, ws_.attn_split.get(), ws_.attn_split.bytes(),
                             ctx_->stream()),
         "paged attention");

@@ -100,7 +100,6 @@ class CudaBackend final : public backend::Ops {
     DeviceBuffer ints;                      // step inputs, see StepSizes
     DeviceBuffer gemm;                      // matmul_f16 scratch (bytes)
     DeviceBuffer attn_split;                // paged_attention split-KV scratch (bytes)
-    DeviceBuffer attn_tickets;              // paged_attention's merge tickets (uint32, zeroed once), or empty
     DeviceBuffer xq;                        // q8_rows' [rows][cols] f32, or mmq's codes + split-K partials
     std::size_t bytes() const;
   };
@@ -126,7 +125,6 @@ class CudaBackend final : public backend::Ops {
     int n_split_rows = 0;           // rows the split-KV kernels take
     std::size_t gemm_bytes = 0;     // matmul_f16 scratch
     std::size_t attn_bytes = 0;     // split-KV scratch
-    std::size_t ticket_bytes = 0;   // split-KV merge tickets (HEARTH_CUDA_ATTN_FUSED_COMBINE=1), else 0
     std::size_t xq_bytes = 0;       // q8_rows scratch (multi-token steps, 8-bit activations)
     // One token per sequence, each wanting its logits, at most
     // graph_max_sequences(): max_context is rounded up to

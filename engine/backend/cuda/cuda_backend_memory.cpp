@@ -49,7 +49,7 @@ constexpr std::chrono::milliseconds kDeviceInfoRefresh{250};
 }  // namespace
 
 std::size_t CudaBackend::Workspace::bytes() const {
-  std::size_t b = logits.bytes() + ints.bytes() + gemm.bytes() + attn_split.bytes() + attn_tickets.bytes() + xq.bytes();
+  std::size_t b = logits.bytes() + ints.bytes() + gemm.bytes() + attn_split.bytes() + xq.bytes();
   for (const DeviceBuffer& a : activations) b += a.bytes();
   return b;
 }
@@ -266,8 +266,7 @@ std::size_t CudaBackend::workspace_bytes_for(const StepSizes& sz) const {
   const std::int64_t tokens = sz.n_tokens > ws_.tokens ? std::max<std::int64_t>(sz.n_tokens, 16) : ws_.tokens;
   return f32_bytes(tokens * per_token) + std::max(ws_.logits.bytes(), f32_bytes(sz.n_logit_rows * output_.rows)) +
          std::max(ws_.ints.bytes(), sz.n_ints * sizeof(std::int32_t)) + std::max(ws_.gemm.bytes(), sz.gemm_bytes) +
-         std::max(ws_.attn_split.bytes(), sz.attn_bytes) + std::max(ws_.attn_tickets.bytes(), sz.ticket_bytes) +
-         std::max(ws_.xq.bytes(), sz.xq_bytes);
+         std::max(ws_.attn_split.bytes(), sz.attn_bytes) + std::max(ws_.xq.bytes(), sz.xq_bytes);
 }
 
 Result<void> CudaBackend::reserve(const StepSizes& sz) {
@@ -302,17 +301,7 @@ Result<void> CudaBackend::reserve(const StepSizes& sz) {
   HEARTH_TRY(at_least(ws_.ints, sz.n_ints * sizeof(std::int32_t), "step inputs"));
   HEARTH_TRY(at_least(ws_.gemm, sz.gemm_bytes, "the f16 matmul scratch"));
   HEARTH_TRY(at_least(ws_.xq, sz.xq_bytes, "the 8-bit activation rows"));
-  HEARTH_TRY(at_least(ws_.attn_split, sz.attn_bytes, "the split-KV attention scratch"));
-  if (ws_.attn_tickets.bytes() < sz.ticket_bytes) {
-    // Zeroed once here, on the step stream (ordered before every kernel);
-    // the attention kernels leave them zero after each call.
-    HEARTH_TRY(at_least(ws_.attn_tickets, sz.ticket_bytes, "the split-KV attention merge tickets"));
-    HEARTH_TRY(
-        to_result(kc::Status{cudaMemsetAsync(ws_.attn_tickets.get(), 0, ws_.attn_tickets.bytes(), ctx_->stream()),
-                             "cudaMemsetAsync"},
-                  "clear the attention merge tickets"));
-  }
-  return {};
+  return at_least(ws_.attn_split, sz.attn_bytes, "the split-KV attention scratch");
 }
 
 Result<void> CudaBackend::write(backend::Activation dst, std::span<const float> src) {

@@ -29,8 +29,6 @@ struct Config {
   KvPrecision dtype;
   int head_dim, n_heads, n_kv_heads, block_size, window, split_len;  // split_len 0: choose_split_len
   AttentionKernel kernel = AttentionKernel::kAuto;
-  // The split-KV rows' chunks merged by their last block (PagedAttentionParams::tickets).
-  bool merge_in_kernel = false;
 };
 
 struct Token {
@@ -108,7 +106,7 @@ inline void check_attention(std::mt19937& rng, const Config& c, const std::vecto
   SCOPED_TRACE(testing::Message() << "dtype=" << static_cast<int>(c.dtype) << " D=" << c.head_dim
                                   << " heads=" << c.n_heads << "/" << c.n_kv_heads << " bs=" << c.block_size
                                   << " window=" << c.window << " split=" << c.split_len
-                                  << " kernel=" << static_cast<int>(c.kernel) << " merged=" << c.merge_in_kernel);
+                                  << " kernel=" << static_cast<int>(c.kernel));
   const int n_seqs = static_cast<int>(seq_lens.size());
   const int max_ctx = *std::max_element(seq_lens.begin(), seq_lens.end());
   const int max_blocks = (max_ctx + c.block_size - 1) / c.block_size;
@@ -204,21 +202,7 @@ inline void check_attention(std::mt19937& rng, const Config& c, const std::vecto
     part.token_index = route == Route::kSplit ? nullptr : drest.get();
     const size_t ws_bytes = paged_attention_workspace_bytes(n_rest, c.n_heads, c.head_dim, max_ctx, split);
     DeviceBuffer<uint8_t> ws(ws_bytes);
-    const size_t n_tickets = static_cast<size_t>(n_rest) * static_cast<size_t>(c.n_heads);
-    DeviceBuffer<uint32_t> tickets(std::vector<uint32_t>(n_tickets, 0u));
-    PagedAttentionParams p = params;
-    if (c.merge_in_kernel) p.tickets = tickets.get();
-    ASSERT_CUDA_OK(paged_attention(kv, part, p, dout.get(), ws.get(), ws_bytes, nullptr));
-    if (c.merge_in_kernel) {
-      // Every ticket is back to 0, and a second call (reusing them) gives the same bits.
-      const std::vector<uint32_t> left = tickets.download();
-      for (size_t i = 0; i < left.size(); ++i) ASSERT_EQ(left[i], 0u) << "ticket " << i;
-      const std::vector<float> first = dout.download();
-      ASSERT_EQ(cudaMemset(dout.get(), 0xff, first.size() * sizeof(float)), cudaSuccess);
-      ASSERT_CUDA_OK(paged_attention(kv, part, p, dout.get(), ws.get(), ws_bytes, nullptr));
-      const std::vector<float> second = dout.download();
-      ASSERT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0) << "second call";
-    }
+    ASSERT_CUDA_OK(paged_attention(kv, part, params, dout.get(), ws.get(), ws_bytes, nullptr));
   }
   const std::vector<float> out = dout.download();
   if (outputs != nullptr) *outputs = out;

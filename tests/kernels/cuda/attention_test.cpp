@@ -134,45 +134,6 @@ TEST(CudaPagedAttention, StreamEqualsWide) {
   }
 }
 
-// The chunks merged by their last block (PagedAttentionParams::tickets)
-// against the double reference, for the wide and the stream kernel: one and
-// many sequences, sequences shorter than the call's context (their last
-// chunks empty), head groups over kMaxGroup (several tickets a kv head), a
-// window, fp8 and q8_0; check_attention also checks that the tickets are
-// back to 0 and that a second call gives the same bits. With mixed routes
-// (tiles for prompt runs), only the split-KV rows merge in the kernel.
-TEST(CudaPagedAttention, ChunksMergedByTheirLastBlock) {
-  HEARTH_REQUIRE_CUDA_DEVICE();
-  struct Case {
-    Config c;
-    std::vector<int> lens;
-  };
-  const std::vector<Case> cases = {
-      {{KvPrecision::kF16, 128, 32, 8, 16, 0, 16}, {256}},
-      {{KvPrecision::kF16, 128, 32, 8, 16, 0, 64}, {4096, 1, 77, 300}},
-      {{KvPrecision::kF16, 64, 9, 3, 16, 0, 16}, {140, 20, 256}},  // SmolLM2's heads
-      {{KvPrecision::kFp8E4M3, 128, 32, 8, 16, 0, 96}, {3000, 33}},
-      {{KvPrecision::kQ8_0, 128, 32, 8, 16, 0, 48}, {1000, 17}},
-      {{KvPrecision::kF16, 256, 8, 2, 16, 1000, 48}, {5000, 700}},  // window
-      {{KvPrecision::kF16, 128, 40, 8, 8, 0, 32}, {4000, 5}},       // groups of 5: two tickets a kv head
-  };
-  for (const Case& k : cases) {
-    for (AttentionKernel kernel : {AttentionKernel::kWide, AttentionKernel::kStream}) {
-      Config c = k.c;
-      c.kernel = kernel;
-      c.merge_in_kernel = true;
-      std::mt19937 rng(91);
-      check_attention(rng, c, k.lens, decode_tokens(k.lens), Route::kSplit);
-    }
-  }
-  Config mixed{KvPrecision::kF16, 128, 32, 8, 16, 0, 32};
-  mixed.merge_in_kernel = true;
-  std::vector<Token> tokens = prefill_tokens(100, 70);  // a prompt run: tiles
-  tokens.push_back({1, 299});                           // a decode row: split-KV, merged in the kernel
-  std::mt19937 rng(92);
-  check_attention(rng, mixed, {170, 300}, tokens, Route::kMixed);
-}
-
 // choose_split_len: a multiple of 16 that covers the context in at most
 // 65,535 chunks, and more chunks for one sequence than for many.
 TEST(CudaPagedAttention, ChooseSplitLen) {

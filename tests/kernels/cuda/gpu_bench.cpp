@@ -303,7 +303,7 @@ bool bench_fused(GgmlType type, std::vector<int64_t> rows, int64_t cols, int sta
 // copies as keep the rotation over them >= 256 MiB (a decode step reads each
 // layer's cache once, never from L2). split 0: choose_split_len.
 bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx,
-                     hc::AttentionKernel kernel = hc::AttentionKernel::kAuto, int split = 0, bool merged = false) {
+                     hc::AttentionKernel kernel = hc::AttentionKernel::kAuto, int split = 0) {
   const int n_heads = 32, n_kv = 8, D = 128, bs = 16;
   const int blocks_per_seq = (ctx + bs - 1) / bs;
   const int64_t n_blocks = static_cast<int64_t>(n_seqs) * blocks_per_seq;
@@ -364,14 +364,7 @@ bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx,
                                  blocks_per_seq,
                                  n_seqs,
                                  ctx};
-  // merged: the chunks merged by their last block (tickets), one launch a call.
-  void* tickets = nullptr;
-  if (merged) {
-    cudaMalloc(&tickets, sizeof(uint32_t) * static_cast<size_t>(n_seqs) * n_heads);
-    cudaMemset(tickets, 0, sizeof(uint32_t) * static_cast<size_t>(n_seqs) * n_heads);
-  }
-  hc::PagedAttentionParams params{n_heads, 0.088f, 0, split, kernel};
-  params.tickets = static_cast<uint32_t*>(tickets);
+  const hc::PagedAttentionParams params{n_heads, 0.088f, 0, split, kernel};
   hc::Status st{};
   cudaStream_t stream = nullptr;
   cudaStreamCreate(&stream);
@@ -389,10 +382,9 @@ bool bench_attention(hearth::KvPrecision dtype, int n_seqs, int ctx,
   cudaStreamDestroy(stream);
   const double gbs = 2.0 * static_cast<double>(pool + scales) / (ms * 1e6);
   const char* kname = kernel == hc::AttentionKernel::kV12      ? "v12"
-                      : kernel == hc::AttentionKernel::kWide   ? (merged ? "wd+m" : "wide")
-                      : kernel == hc::AttentionKernel::kStream ? (merged ? "st+m" : "strm")
+                      : kernel == hc::AttentionKernel::kWide   ? "wide"
+                      : kernel == hc::AttentionKernel::kStream ? "strm"
                                                                : "auto";
-  if (tickets != nullptr) cudaFree(tickets);
   std::printf(
       "attn decode %-4s %-4s seqs %2d ctx %6d split %5d (%4d chunks)  %8.1f us  %7.1f GB/s  %5.1f%% of copy | graph "
       "%7.1f us %5.1f%%%s\n",
@@ -531,15 +523,6 @@ int main(int argc, char** argv) {
     for (K k : {K::kV12, K::kWide, K::kStream}) ok = bench_attention(hearth::KvPrecision::kFp8E4M3, 1, 4096, k) && ok;
     for (K k : {K::kV12, K::kWide}) ok = bench_attention(hearth::KvPrecision::kQ8_0, 1, 4096, k) && ok;
     ok = bench_attention(hearth::KvPrecision::kQ8_0, 16, 4096, K::kWide) && ok;
-    // The chunks merged by their last block (PagedAttentionParams::tickets) against the combine launch.
-    for (int ctx : {256, 4096}) {
-      for (int seqs : {1, 16}) {
-        for (K k : {K::kWide, K::kStream}) {
-          ok = bench_attention(hearth::KvPrecision::kF16, seqs, ctx, k) && ok;
-          ok = bench_attention(hearth::KvPrecision::kF16, seqs, ctx, k, 0, true) && ok;
-        }
-      }
-    }
     return ok ? 0 : 1;
   }
   if (argc == 2 && std::string(argv[1]) == "prefill") {  // prompt attention: split-KV vs tensor-core tiles
