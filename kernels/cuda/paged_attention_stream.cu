@@ -143,13 +143,15 @@ __global__ void __launch_bounds__(kWideThreads, kWideMinBlocks) attn_stream_kern
   wide_finish<kLanes>(a, row, t, chunk, h0, gs, sub, worker, acc, m, l, s_ml, s_acc);
 }
 
-// The stream kernel of an f16 or fp8 cache, with its shared memory (its
-// limit raised once, where it is over the default 48 KB).
+// The stream kernel of an f16 or fp8 cache, with its shared memory. Its
+// dynamic limit is set once, also at sizes within the default 48 KB: that
+// default is 48 KB less the kernel's static shared memory, so a static byte
+// added to a 48 KB kernel would otherwise fail every launch ("invalid
+// argument"; it did, session 17's last-block merge).
 template <KvPrecision kDtype, int kLanes>
 KernelChoice stream_kernel() {
   constexpr size_t smem = stream_smem_bytes<kDtype, kLanes>();
   static const bool ready = [] {
-    if (smem <= 48 * 1024) return true;
     return cudaFuncSetAttribute(attn_stream_kernel<kDtype, kLanes>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 static_cast<int>(smem)) == cudaSuccess;
   }();
