@@ -21,13 +21,16 @@ trace() { # NAME LAST-KERNEL COMMAND...
   note "$n rc $?"
   head -24 $OUT/timeline_$n.txt | tee -a "$S"
 }
+python3 -c "print('hello world ' * 341 + 'hel')" >$W/long.txt # 4,096 tokens (the synthetic tokenizer)
 for f in 8b smol; do
   trace hearth_$f argmax $CLI generate $M/$f.gguf --device cuda --temp 0 --prompt "hello world" -n 48
 done
+trace hearth_8b_4k argmax $CLI generate $M/8b.gguf --device cuda --temp 0 --prompt-file $W/long.txt -n 32 --ctx 4352
 if [ -x /tmp/llama/b/bin/llama-bench ]; then
   export LD_LIBRARY_PATH=/tmp/llama/b/bin:$LD_LIBRARY_PATH
   for f in 8b smol; do
     trace llama_$f ^get_rows /tmp/llama/b/bin/llama-bench -m $M/$f.gguf -ngl 99 -fa 1 -p 0 -n 48 -r 1
   done
+  trace llama_8b_4k ^get_rows /tmp/llama/b/bin/llama-bench -m $M/8b.gguf -ngl 99 -fa 1 -p 0 -n 32 -d 4096 -r 1
 fi
 note done
