@@ -75,3 +75,12 @@ run_gtest() {
   grep -E "Failure|Which is|error|Expected" $W/gtest.log | head -8 | tee -a "$S"
   cat $W/gtest.log >>$OUT/tests.log
 }
+# The 8B Q4_0 synthetic file's greedy decode tok/s under a label (hearth-cli
+# generate --json; ARGS: the prompt and lengths), noted. Needs $M/8b.gguf.
+gen() { # LABEL ARGS...
+  local k=$1 v
+  shift
+  v=$(timeout 90 $CLI generate $M/8b.gguf --device cuda --temp 0 --json "$@" 2>>$W/err.log | tail -1 |
+    python3 -c "import json,sys; j=json.load(sys.stdin); print('%.1f' % j['decode_tps'])" 2>&1)
+  note "8B Q4_0 $k: decode $v tok/s"
+}

@@ -19,13 +19,6 @@ run_gtest engine/runtime/engine_runtime_cuda_test
 run_gtest models/cuda/models_llama_cuda_test
 [ -f $M/8b.gguf ] || $CLI synth --shape llama-8b --quant Q4_0 -o $M/8b.gguf >$W/synth.log 2>&1
 python3 -c "print('hello world ' * 341 + 'hel')" >$W/long.txt # 4,096 tokens (the synthetic tokenizer)
-gen() { # NAME ARGS...
-  local k=$1
-  shift
-  v=$(timeout 60 $CLI generate $M/8b.gguf --device cuda --temp 0 --json "$@" 2>>$W/err.log | tail -1 |
-    python3 -c "import json,sys; j=json.load(sys.stdin); print('%.1f' % j['decode_tps'])" 2>&1)
-  note "8B Q4_0 $k: decode $v tok/s"
-}
 gen "batch 1" --prompt "hello world" -n 128
 gen "at 4,096 context" --prompt-file $W/long.txt -n 64 --ctx 4352
 run_gtest kernels/cuda/kernels_cuda_test --gtest_filter='-CudaPagedAttention.*'

@@ -32,13 +32,6 @@ note "kernels_cuda_test $(tail -1 $W/k.log): $(grep -E '^\[  PASSED|^\[  FAILED|
 grep -E "Failure|Which is|error" $W/k.log | head -8 | tee -a "$S"
 cat $W/k.log >>$OUT/tests.log
 python3 -c "print('hello world ' * 341 + 'hel')" >$W/long.txt # 4,096 tokens (the synthetic tokenizer)
-gen() { # NAME ARGS...
-  local k=$1
-  shift
-  v=$(timeout 90 $CLI generate $M/8b.gguf --device cuda --temp 0 --json "$@" 2>>$W/err.log | tail -1 |
-    python3 -c "import json,sys; j=json.load(sys.stdin); print('%.1f' % j['decode_tps'])" 2>&1)
-  note "8B Q4_0 $k: decode $v tok/s"
-}
 conc() { # STREAMS
   v=$(timeout 100 $HB concurrent $M/8b.gguf --device cuda --streams $1 --tokens 128 --json 2>>$W/err.log |
     python3 -c "import json,sys; j=json.load(sys.stdin); print('%.1f' % j['aggregate_decode_tps'])" 2>&1)
